@@ -1,0 +1,152 @@
+# course_add_lesson(<NN_name>
+#   TITLE   "vector addition"      # shown by `grader list` and in reports
+#   SOURCES vecadd.cu              # in exercises/<NN_name> and solutions/<NN_name>
+#   TESTS   test_vecadd.cu         # in grader/tests/<NN_name>
+#   [BENCH  bench_vecadd.cu]       # in grader/bench/<NN_name>
+#   [LIBS   CUDA::cudart ...]      # what the implementation links
+#   [ALIASES vecadd ...]           # extra names `grader run` accepts
+#   [MUTANTS name ...])            # known-wrong versions in grader/mutants/<NN_name>/<name>
+#
+# Creates, for lesson NN:
+#   lessonNN_exercise, lessonNN_solution      the student's and the reference library
+#   lessonNN_exercise_tests, ..._solution_tests  the same graded tests linked to each
+#   lessonNN_exercise_bench, ..._solution_bench  Google Benchmark programs
+#   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
+# and records the lesson in build/course_manifest.json for the grader.
+function(course_add_lesson dir)
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS")
+  if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
+    message(FATAL_ERROR "course_add_lesson: '${dir}' must look like NN_name")
+  endif()
+  set(nn ${CMAKE_MATCH_1})
+  set(slug ${CMAKE_MATCH_2})
+  set(id lesson${nn})
+  math(EXPR number "${nn}")  # 01 -> 1: JSON numbers have no leading zeros
+  foreach(required TITLE SOURCES TESTS)
+    if(NOT L_${required})
+      message(FATAL_ERROR "course_add_lesson(${dir}): ${required} is missing")
+    endif()
+  endforeach()
+
+  set(lesson_dir ${CMAKE_SOURCE_DIR}/lessons/${dir})
+  set(tests_dir ${CMAKE_SOURCE_DIR}/grader/tests/${dir})
+  set(bench_dir ${CMAKE_SOURCE_DIR}/grader/bench/${dir})
+
+  # One implementation library per variant: same file names, same contract.
+  set(variants exercise solution)
+  set(variant_dir_exercise ${CMAKE_SOURCE_DIR}/exercises/${dir})
+  set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
+  if(COURSE_BUILD_MUTANTS)
+    foreach(m IN LISTS L_MUTANTS)
+      list(APPEND variants mutant_${m})
+      set(variant_dir_mutant_${m} ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
+    endforeach()
+  endif()
+
+  # The graded tests compile once and link against each implementation.
+  list(TRANSFORM L_TESTS PREPEND ${tests_dir}/ OUTPUT_VARIABLE test_paths)
+  add_library(${id}_graded_tests OBJECT ${test_paths})
+  target_include_directories(${id}_graded_tests PRIVATE ${lesson_dir})
+  target_link_libraries(${id}_graded_tests PRIVATE course::testing ${L_LIBS})
+
+  if(L_BENCH AND COURSE_BUILD_BENCHMARKS)
+    list(TRANSFORM L_BENCH PREPEND ${bench_dir}/ OUTPUT_VARIABLE bench_paths)
+    add_library(${id}_bench_objects OBJECT ${bench_paths})
+    target_include_directories(${id}_bench_objects PRIVATE ${lesson_dir})
+    target_link_libraries(${id}_bench_objects PRIVATE course::bench ${L_LIBS})
+  endif()
+
+  set(manifest_variants "")
+  set(sep "")
+  foreach(variant IN LISTS variants)
+    set(src_dir ${variant_dir_${variant}})
+    list(TRANSFORM L_SOURCES PREPEND ${src_dir}/ OUTPUT_VARIABLE impl_paths)
+    add_library(${id}_${variant} STATIC ${impl_paths})
+    target_include_directories(${id}_${variant} PUBLIC ${lesson_dir})
+    target_link_libraries(${id}_${variant} PUBLIC course::common ${L_LIBS})
+
+    add_executable(${id}_${variant}_tests $<TARGET_OBJECTS:${id}_graded_tests>)
+    target_link_libraries(${id}_${variant}_tests PRIVATE ${id}_${variant} course::testing_main ${L_LIBS})
+
+    set(bench_json "")
+    if(TARGET ${id}_bench_objects AND NOT variant MATCHES "^mutant_")
+      add_executable(${id}_${variant}_bench $<TARGET_OBJECTS:${id}_bench_objects>)
+      target_link_libraries(${id}_${variant}_bench PRIVATE ${id}_${variant} course::bench_main ${L_LIBS})
+      set(bench_json ", \"bench_target\": \"${id}_${variant}_bench\", \"bench\": \"$<TARGET_FILE:${id}_${variant}_bench>\"")
+    endif()
+
+    string(APPEND manifest_variants
+      "${sep}\n        \"${variant}\": {\"source_dir\": \"${src_dir}\", \"tests_target\": \"${id}_${variant}_tests\", \"tests\": \"$<TARGET_FILE:${id}_${variant}_tests>\"${bench_json}}")
+    set(sep ",")
+  endforeach()
+
+  # CTest: the reference must always pass; the skeleton's entries carry the
+  # `exercise` label so the everyday test command can leave them out (an
+  # unfinished exercise is supposed to fail). Host-only graded tests live in
+  # suites named ...Host (GRADED_HOST_TEST), which is how they get the `host`
+  # label; a GPU test that skips for want of a GPU is reported as skipped.
+  foreach(variant exercise solution)
+    foreach(kind gpu host)
+      if(kind STREQUAL "host")
+        set(filter "*Host.*")
+      else()
+        set(filter "-*Host.*")
+      endif()
+      gtest_discover_tests(${id}_${variant}_tests
+        TEST_PREFIX "${id}.${variant}."
+        TEST_FILTER "${filter}"
+        DISCOVERY_MODE PRE_TEST
+        DISCOVERY_TIMEOUT 60
+        PROPERTIES
+          LABELS "${id};${kind};${variant}"
+          SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+          TIMEOUT 300)
+    endforeach()
+  endforeach()
+  if(TARGET ${id}_solution_bench)
+    # A short smoke run: proves the benchmark runs, measures nothing worth keeping.
+    add_test(NAME ${id}.bench.solution
+             COMMAND ${id}_solution_bench --benchmark_min_time=0.01)
+    set_tests_properties(${id}.bench.solution PROPERTIES
+      LABELS "${id};gpu;bench;solution"
+      SKIP_REGULAR_EXPRESSION "SKIPPED: no CUDA device"
+      TIMEOUT 600)
+  endif()
+
+  set(aliases ${slug} ${L_ALIASES})
+  list(TRANSFORM aliases PREPEND "\"")
+  list(TRANSFORM aliases APPEND "\"")
+  list(JOIN aliases ", " aliases_json)
+  list(TRANSFORM L_SOURCES PREPEND "\"" OUTPUT_VARIABLE sources_json)
+  list(TRANSFORM sources_json APPEND "\"")
+  list(JOIN sources_json ", " sources_json)
+  set_property(GLOBAL APPEND PROPERTY COURSE_MANIFEST_LESSONS
+"    {
+      \"id\": \"${id}\", \"number\": ${number}, \"dir\": \"${dir}\", \"slug\": \"${slug}\",
+      \"title\": \"${L_TITLE}\", \"aliases\": [${aliases_json}],
+      \"lesson_dir\": \"${lesson_dir}\", \"sources\": [${sources_json}],
+      \"variants\": {${manifest_variants}
+      }
+    }")
+endfunction()
+
+# Writes build/course_manifest.json: what the grader knows about this build.
+function(course_write_manifest)
+  get_property(lessons GLOBAL PROPERTY COURSE_MANIFEST_LESSONS)
+  list(JOIN lessons ",\n" lessons_json)
+  string(REPLACE ";" "," arch_json "${CMAKE_CUDA_ARCHITECTURES}")
+  file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course_manifest.json CONTENT
+"{
+  \"source_dir\": \"${CMAKE_SOURCE_DIR}\",
+  \"build_dir\": \"${CMAKE_BINARY_DIR}\",
+  \"cmake\": \"${CMAKE_COMMAND}\",
+  \"cuda_compiler\": \"${CMAKE_CUDA_COMPILER}\",
+  \"cuda_compiler_version\": \"${CMAKE_CUDA_COMPILER_VERSION}\",
+  \"cuda_architectures\": \"${arch_json}\",
+  \"mutants_built\": $<IF:$<BOOL:${COURSE_BUILD_MUTANTS}>,true,false>,
+  \"lessons\": [
+${lessons_json}
+  ]
+}
+")
+endfunction()

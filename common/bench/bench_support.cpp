@@ -1,0 +1,37 @@
+#include "course/bench.hpp"
+
+#include "course/error.hpp"
+#include "course/timing.hpp"
+
+namespace course::bench {
+
+const gpu_facts& gpu() {
+    static const gpu_facts facts{query_device(), measured_copy_bandwidth_gbps()};
+    return facts;
+}
+
+void time_gpu(benchmark::State& state, const std::function<void(cudaStream_t)>& work, double bytes,
+              double flops, cudaStream_t stream) {
+    work(stream);  // warm-up: first launch, caches, clocks
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    event_timer timer;
+    double total_seconds = 0;
+    for (auto _ : state) {
+        timer.start(stream);
+        work(stream);
+        timer.stop(stream);
+        const double seconds = timer.elapsed().count() / 1e3;
+        total_seconds += seconds;
+        state.SetIterationTime(seconds);
+    }
+    const double iterations = static_cast<double>(state.iterations());
+    if (total_seconds <= 0 || iterations <= 0) return;
+    if (bytes > 0) {
+        const double gbps = bytes * iterations / total_seconds / 1e9;
+        state.counters["GB/s"] = gbps;
+        state.counters["copy%"] = 100.0 * gbps / gpu().copy_gbps;
+    }
+    if (flops > 0) state.counters["GFLOP/s"] = flops * iterations / total_seconds / 1e9;
+}
+
+}  // namespace course::bench

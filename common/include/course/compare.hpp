@@ -1,0 +1,78 @@
+#pragma once
+// Comparing a GPU result with a float64 reference computed on the host. The
+// result is more than a yes/no: how many elements are wrong, where the first
+// ones are, whether they are NaN (never written, when outputs are poisoned),
+// and the longest right prefix, which is what the graders read patterns from.
+#include <cmath>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace course {
+
+// |actual - expected| <= abs + rel * |expected|
+struct tolerance {
+    double rel = 1e-6;
+    double abs = 0.0;
+};
+
+struct mismatch {
+    std::size_t index;
+    double expected;
+    double actual;
+};
+
+struct comparison {
+    std::size_t count = 0;       // elements compared
+    std::size_t wrong = 0;       // outside the tolerance (NaN included)
+    std::size_t nan = 0;         // actual is NaN where a number was expected
+    std::size_t first_wrong = 0; // == count when none is wrong
+    std::size_t last_wrong = 0;
+    double max_abs_error = 0, max_rel_error = 0;  // over the finite elements
+    std::vector<mismatch> examples;               // the first few wrong elements
+
+    bool ok() const { return wrong == 0; }
+    std::string summary() const;  // "16,777,216 of 16,777,227 right; first wrong at 16,777,216"
+};
+
+inline bool within(double actual, double expected, tolerance tol) {
+    if (std::isnan(expected)) return std::isnan(actual);
+    if (std::isinf(expected)) return actual == expected;
+    return std::fabs(actual - expected) <= tol.abs + tol.rel * std::fabs(expected);
+}
+
+template <class T>
+comparison compare(const T* actual, const double* expected, std::size_t count, tolerance tol,
+                   std::size_t keep_examples = 5) {
+    comparison c;
+    c.count = count;
+    c.first_wrong = count;
+    for (std::size_t i = 0; i < count; ++i) {
+        const double a = static_cast<double>(actual[i]);
+        const double e = expected[i];
+        if (std::isfinite(a) && std::isfinite(e)) {
+            const double err = std::fabs(a - e);
+            c.max_abs_error = std::fmax(c.max_abs_error, err);
+            if (e != 0) c.max_rel_error = std::fmax(c.max_rel_error, err / std::fabs(e));
+        }
+        if (within(a, e, tol)) continue;
+        if (std::isnan(a)) ++c.nan;
+        if (c.wrong == 0) c.first_wrong = i;
+        c.last_wrong = i;
+        if (c.examples.size() < keep_examples) c.examples.push_back({i, e, a});
+        ++c.wrong;
+    }
+    return c;
+}
+
+template <class T>
+comparison compare(const std::vector<T>& actual, const std::vector<double>& expected, tolerance tol,
+                   std::size_t keep_examples = 5) {
+    const std::size_t n = actual.size() < expected.size() ? actual.size() : expected.size();
+    return compare(actual.data(), expected.data(), n, tol, keep_examples);
+}
+
+// 16777216 -> "16,777,216": big indices are read, not counted.
+std::string with_commas(std::size_t value);
+
+}  // namespace course

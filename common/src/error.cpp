@@ -1,0 +1,43 @@
+#include "course/error.hpp"
+
+#include <cstring>
+
+namespace course {
+
+namespace {
+std::string describe(const std::string& code_name, const std::string& message,
+                     const std::string& call, const std::string& file, int line) {
+    return file + ":" + std::to_string(line) + ": " + code_name + ": " + message + " [" + call + "]";
+}
+}  // namespace
+
+cuda_error::cuda_error(std::string api, int code, std::string code_name, std::string message,
+                       std::string call, std::string file, int line)
+    : std::runtime_error(describe(code_name, message, call, file, line)),
+      api_(std::move(api)),
+      code_(code),
+      code_name_(std::move(code_name)),
+      message_(std::move(message)),
+      call_(std::move(call)),
+      file_(std::move(file)),
+      line_(line) {}
+
+not_implemented::not_implemented(const std::string& what)
+    : std::logic_error("not implemented yet: " + what) {}
+
+void todo(const std::string& what) { throw not_implemented(what); }
+
+namespace detail {
+
+const char* file_name(const char* path) noexcept {
+    const char* slash = std::strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void throw_runtime_error(cudaError_t status, const char* call, const char* file, int line) {
+    throw cuda_error("runtime", static_cast<int>(status), cudaGetErrorName(status),
+                     cudaGetErrorString(status), call, file_name(file), line);
+}
+
+}  // namespace detail
+}  // namespace course

@@ -1,0 +1,74 @@
+#pragma once
+// Test buffers that make mistakes visible.
+//
+// guarded_output<T>: an output of n elements poisoned with NaN (all bits set)
+// before the student's code runs, followed by a guard band of the same
+// poison. An element still NaN afterwards was never written; a guard element
+// that changed was written past the end.
+//
+// test_input<T>: random values on the host and the same values on the
+// device, so a test can compute the reference and check the input was not
+// modified.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "course/device_array.hpp"
+#include "course/random.hpp"
+
+namespace course::testing {
+
+template <class T>
+class guarded_output {
+public:
+    explicit guarded_output(std::size_t n, std::size_t guard = 1024)
+        : n_(n), guard_(guard), storage_(n + guard) {
+        storage_.fill_bytes(0xFF);
+    }
+
+    device_span<T> view() { return storage_.view().first(n_); }
+    std::size_t size() const { return n_; }
+    std::size_t guard() const { return guard_; }
+
+    std::vector<T> to_host() const {
+        std::vector<T> host(n_);
+        storage_.to_host(host.data(), n_);
+        return host;
+    }
+    // Index (after the end) of every guard element that no longer holds the poison.
+    std::vector<std::size_t> guard_writes() const;
+
+private:
+    std::size_t n_, guard_;
+    device_array<T> storage_;
+};
+
+template <class T>
+std::vector<std::size_t> guarded_output<T>::guard_writes() const {
+    const std::vector<T> all = storage_.to_host();
+    std::vector<std::size_t> written;
+    const auto* bytes = reinterpret_cast<const unsigned char*>(all.data() + n_);
+    for (std::size_t i = 0; i < guard_; ++i) {
+        for (std::size_t b = 0; b < sizeof(T); ++b) {
+            if (bytes[i * sizeof(T) + b] != 0xFF) {
+                written.push_back(i);
+                break;
+            }
+        }
+    }
+    return written;
+}
+
+template <class T>
+struct test_input {
+    std::string name;
+    std::vector<T> host;
+    device_array<T> device;
+
+    device_span<const T> view() const { return device.view(); }
+};
+
+// n floats in [-1, 1), drawn from this test's seed and the input's name.
+test_input<float> random_input(std::size_t n, const std::string& name);
+
+}  // namespace course::testing

@@ -1,0 +1,68 @@
+#pragma once
+// Graded tests are GoogleTest tests that also carry their points and a title
+// for the report. The points live here, next to the code, and nowhere else:
+//
+//   GRADED_TEST(VecAdd, PartialLastBlock, 2, "129 elements, 128 threads per block") {
+//       ...
+//   }
+//
+// GRADED_TEST        needs a GPU; skipped (with the reason) on machines without one.
+// GRADED_HOST_TEST   runs anywhere (compiling with NVRTC, say). Its suite gets
+//                    the suffix "Host", which is how CTest labels it `host`.
+// GRADED_PERF_TEST   performance points: judged against this GPU's own
+//                    measured limits, and only graded once every correctness
+//                    test passes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace course::testing {
+
+enum class test_kind { correctness, performance };
+
+struct graded_test_info {
+    std::string suite;
+    std::string name;
+    int points;
+    std::string title;
+    test_kind kind;
+    bool needs_gpu;
+    std::string id() const { return suite + "." + name; }
+};
+
+// Every graded test registers itself before main() runs.
+bool register_graded(graded_test_info info);
+const std::vector<graded_test_info>& graded_tests();
+const graded_test_info* find_graded(const std::string& id);
+
+// The run-wide seed (--seed=N, or COURSE_SEED, or drawn at start and printed).
+std::uint64_t run_seed();
+void set_run_seed(std::uint64_t seed);
+// This test's own seed: the run seed mixed with the test's name, so that
+// running one test alone draws the same numbers as the full run.
+std::uint64_t seed();
+
+// Fixtures: a GPU test skips, with cudaGetDeviceCount's reason, where there is
+// no GPU, and starts with no CUDA error left over from an earlier test.
+class gpu_test : public ::testing::Test {
+protected:
+    void SetUp() override;
+};
+class host_test : public ::testing::Test {};
+
+}  // namespace course::testing
+
+#define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, fixture)                     \
+    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded( \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu});              \
+    GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
+
+#define GRADED_TEST(suite, name, points, title) \
+    COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, ::course::testing::gpu_test)
+#define GRADED_PERF_TEST(suite, name, points, title) \
+    COURSE_GRADED_TEST_(suite, name, points, title, performance, true, ::course::testing::gpu_test)
+#define GRADED_HOST_TEST(suite, name, points, title)                                 \
+    COURSE_GRADED_TEST_(suite##Host, name, points, title, correctness, false, \
+                        ::course::testing::host_test)

@@ -1,0 +1,15 @@
+#pragma once
+// The graded-test harness's side of its conversation with the grader (see
+// harness.cpp): flags it understands and the exit code that asks for a fresh
+// process.
+namespace course::testing {
+
+// Printed by `<tests> --graded-list`: the graded tests as JSON, no GPU needed.
+inline constexpr const char* list_flag = "--graded-list";
+// Exit code after a test left the CUDA context unusable (a sticky error such
+// as an illegal address): the grader starts a fresh process for the rest.
+inline constexpr int sticky_error_exit_code = 86;
+// Environment variable naming the file descriptor for result events.
+inline constexpr const char* events_fd_variable = "COURSE_EVENTS_FD";
+
+}  // namespace course::testing

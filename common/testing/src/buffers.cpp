@@ -1,0 +1,13 @@
+#include "course/testing/buffers.hpp"
+
+#include "course/testing/graded.hpp"
+
+namespace course::testing {
+
+test_input<float> random_input(std::size_t n, const std::string& name) {
+    test_input<float> input{name, random_floats(n, derive_seed(seed(), name.c_str())), {}};
+    input.device = device_array<float>::from_host(input.host);
+    return input;
+}
+
+}  // namespace course::testing

@@ -1,0 +1,128 @@
+// main() of every graded-test program. Besides running GoogleTest as usual it
+//  - prints the graded tests as JSON for `--graded-list` (the grader's
+//    source of points and titles; no GPU needed),
+//  - takes `--seed=N` (or COURSE_SEED) and prints the seed it used,
+//  - when the grader passes a file descriptor in COURSE_EVENTS_FD, writes one
+//    JSON line as each test starts and ends, flushed at once, so that a test
+//    which crashes or hangs the process is still known by name,
+//  - after each GPU test, checks that the CUDA context still works; after a
+//    sticky error (illegal address, ...) no later test could pass, so it
+//    reports the culprit and exits for the grader to start a fresh process.
+#include <cuda_runtime_api.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+#include "course/device_info.hpp"
+#include "course/testing/graded.hpp"
+#include "course/testing/harness.hpp"
+
+namespace {
+
+using nlohmann::json;
+using course::testing::graded_tests;
+using course::testing::test_kind;
+
+json graded_list() {
+    json tests = json::array();
+    for (const auto& t : graded_tests()) {
+        tests.push_back({{"id", t.id()},
+                         {"title", t.title},
+                         {"points", t.points},
+                         {"kind", t.kind == test_kind::performance ? "performance" : "correctness"},
+                         {"gpu", t.needs_gpu}});
+    }
+    return {{"tests", tests}};
+}
+
+std::string test_id(const ::testing::TestInfo& info) {
+    return std::string(info.test_suite_name()) + "." + info.name();
+}
+
+// The CUDA context is unusable when an error persists past being read once.
+std::string sticky_error_after_test() {
+    if (!course::has_device()) return {};
+    cudaDeviceSynchronize();
+    cudaGetLastError();
+    const cudaError_t status = cudaDeviceSynchronize();
+    if (status == cudaSuccess) return {};
+    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+}
+
+class event_stream : public ::testing::EmptyTestEventListener {
+public:
+    explicit event_stream(std::FILE* out) : out_(out) {}
+
+    void OnTestStart(const ::testing::TestInfo& info) override {
+        emit({{"event", "start"}, {"test", test_id(info)}});
+    }
+
+    void OnTestEnd(const ::testing::TestInfo& info) override {
+        const ::testing::TestResult& result = *info.result();
+        json messages = json::array();
+        for (int i = 0; i < result.total_part_count(); ++i) {
+            const auto& part = result.GetTestPartResult(i);
+            if (part.failed() || part.skipped()) messages.push_back(part.message());
+        }
+        std::string status = result.Skipped() ? "skipped" : result.Failed() ? "failed" : "passed";
+
+        const auto* graded = course::testing::find_graded(test_id(info));
+        std::string sticky;
+        if (graded && graded->needs_gpu && !result.Skipped()) sticky = sticky_error_after_test();
+        if (!sticky.empty()) {
+            status = "failed";
+            messages.push_back("this test left the GPU in an unusable state (" + sticky +
+                               "): a kernel accessed memory it does not own. The remaining tests "
+                               "run in a fresh process.");
+        }
+        emit({{"event", "end"},
+              {"test", test_id(info)},
+              {"status", status},
+              {"messages", messages},
+              {"ms", result.elapsed_time()}});
+        if (!sticky.empty()) std::_Exit(course::testing::sticky_error_exit_code);
+    }
+
+private:
+    void emit(const json& event) {
+        const std::string line = event.dump() + "\n";
+        std::fwrite(line.data(), 1, line.size(), out_);
+        std::fflush(out_);
+    }
+    std::FILE* out_;
+};
+
+bool has_flag(int argc, char** argv, const char* flag) {
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], flag) == 0) return true;
+    return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (has_flag(argc, argv, course::testing::list_flag)) {
+        std::printf("%s\n", graded_list().dump(2).c_str());
+        return 0;
+    }
+    if (const char* env = std::getenv("COURSE_SEED")) course::testing::set_run_seed(std::strtoull(env, nullptr, 10));
+    for (int i = 1; i < argc; ++i) {
+        if (std::strncmp(argv[i], "--seed=", 7) == 0)
+            course::testing::set_run_seed(std::strtoull(argv[i] + 7, nullptr, 10));
+    }
+    ::testing::InitGoogleTest(&argc, argv);  // leaves our own flags in argv, ignored
+    if (!has_flag(argc, argv, "--gtest_list_tests"))
+        std::printf("seed %llu (rerun with --seed=%llu)\n",
+                    static_cast<unsigned long long>(course::testing::run_seed()),
+                    static_cast<unsigned long long>(course::testing::run_seed()));
+
+    if (const char* fd = std::getenv(course::testing::events_fd_variable)) {
+        if (std::FILE* out = fdopen(std::atoi(fd), "w")) {
+            ::testing::UnitTest::GetInstance()->listeners().Append(new event_stream(out));
+        }
+    }
+    return RUN_ALL_TESTS();
+}

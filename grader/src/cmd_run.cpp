@@ -1,0 +1,121 @@
+// grader run LESSON: build the student's exercise, run its graded tests in
+// isolation, report, remember the best score.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "build.hpp"
+#include "commands.hpp"
+#include "context.hpp"
+#include "course/device_info.hpp"
+#include "formats.hpp"
+#include "progress.hpp"
+#include "runner.hpp"
+
+namespace grader {
+
+namespace {
+std::string render(const lesson_report& report, const std::string& format, bool color) {
+    if (format == "json") return format_json(report);
+    if (format == "gradescope") return format_gradescope(report);
+    if (format == "junit") return format_junit(report);
+    return format_text(report, {color, true});
+}
+
+// -o must never overwrite the course's own files, least of all the student's.
+void check_output_path(const manifest& m, const fs::path& output) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(fs::absolute(output), ec);
+    for (const char* protected_dir : {"exercises", "solutions", "lessons", "common", "grader"}) {
+        const fs::path dir = fs::weakly_canonical(m.source_dir / protected_dir, ec);
+        const auto rel = target.lexically_relative(dir);
+        if (!rel.empty() && *rel.begin() != "..")
+            throw user_error(usage_error, fmt::format("refusing to write {}: it is inside the course's {}/ folder. "
+                                                      "Choose another path for -o.", output.string(), protected_dir));
+    }
+}
+
+unsigned long long fresh_seed() { return std::random_device{}() % 100000; }
+}  // namespace
+
+int cmd_run(const common_args& common, const run_args& args) {
+    const manifest m = open_build(common.build_dir);
+    const lesson_info& lesson = find_lesson(m, args.lesson);
+    if (args.output) check_output_path(m, *args.output);
+
+    std::string variant_name = args.solution ? "solution" : "exercise";
+    if (!args.mutant.empty()) variant_name = "mutant_" + args.mutant;
+    const variant_info* variant = lesson.variant(variant_name);
+    if (!variant) {
+        const auto mutants = lesson.mutants();
+        throw user_error(usage_error,
+                         mutants.empty()
+                             ? fmt::format("{} has no '{}' build. Known-wrong versions are built with "
+                                           "-DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
+                             : fmt::format("{} has no mutant '{}'. Known: {}.", lesson.id, args.mutant,
+                                           fmt::join(mutants, ", ")));
+    }
+
+    // The report goes to stdout as text unless a machine format is asked for
+    // without -o; with -o the file gets the format and the terminal the text.
+    const bool text_to_terminal = args.format == "text" || args.output.has_value();
+    const bool color = wants_color(STDOUT_FILENO);
+
+    if (args.build) {
+        if (text_to_terminal) std::cout << fmt::format("building {} ({})...\n", lesson.id, variant_name) << std::flush;
+        const build_result built = build_targets(m, {variant->tests_target});
+        if (!built.ok) {
+            std::cout << fmt::format("\n{} does not compile, so no tests ran.\n\n  {}\n\nfull log: {}\n", lesson.id,
+                                     built.digest, built.log.string());
+            return build_error;
+        }
+    }
+
+    lesson_report report;
+    report.lesson_id = lesson.id;
+    report.title = lesson.title;
+    report.variant = variant_name;
+    report.seed = args.seed.value_or(fresh_seed());
+    if (course::has_device()) {
+        try {
+            report.device = course::query_device().summary();
+        } catch (const std::exception&) {
+        }
+    } else {
+        report.no_gpu_reason = course::device_status().reason;
+    }
+
+    run_options options;
+    options.tests_program = variant->tests;
+    options.log_dir = m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name);
+    options.seed = report.seed;
+    options.per_test_limit = std::chrono::seconds(args.timeout_s);
+    options.only = args.tests;
+    try {
+        report.tests = run_graded_tests(options);
+    } catch (const std::exception& e) {
+        throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
+    }
+
+    if (args.output) {
+        std::ofstream out(*args.output);
+        if (!out) throw user_error(usage_error, fmt::format("cannot write {}", args.output->string()));
+        out << render(report, args.format, false);
+    }
+    if (text_to_terminal) std::cout << "\n" << format_text(report, {color, true});
+    else std::cout << render(report, args.format, false);
+
+    if (variant_name == "exercise" && report.graded() && args.tests.empty()) {
+        progress_store progress(m.build_dir / "grader-progress.json");
+        if (!progress.warning().empty()) std::cerr << "grader: " << progress.warning() << "\n";
+        if (progress.record(lesson.id, report.score(), report.max_score())) progress.save();
+    }
+
+    if (report.count(test_status::skipped) > 0) return not_graded;
+    return report.score() == report.max_score() ? all_passed : some_failed;
+}
+
+}  // namespace grader

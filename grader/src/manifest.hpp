@@ -1,0 +1,56 @@
+#pragma once
+// What the build knows about the course: build/course_manifest.json, written
+// by CMake (cmake/CourseLesson.cmake) at configure time.
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+struct variant_info {
+    fs::path source_dir;     // exercises/NN_name, solutions/NN_name or a mutant's folder
+    std::string tests_target;
+    fs::path tests;          // the graded-test program
+    std::string bench_target;
+    fs::path bench;
+};
+
+struct lesson_info {
+    std::string id;      // "lesson01"
+    int number = 0;      // 1
+    std::string dir;     // "01_vecadd"
+    std::string slug;    // "vecadd"
+    std::string title;   // "vector addition"
+    std::vector<std::string> aliases;
+    fs::path lesson_dir;
+    std::vector<std::string> sources;
+    std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>"
+
+    const variant_info* variant(const std::string& name) const;
+    std::vector<std::string> mutants() const;  // names without the "mutant_" prefix
+};
+
+struct manifest {
+    fs::path source_dir, build_dir, cmake;
+    std::string cuda_compiler, cuda_compiler_version, cuda_architectures;
+    std::vector<lesson_info> lessons;
+
+    // "lesson05", "5", "05", "streams", "05_streams" all name lesson05.
+    const lesson_info* find(const std::string& name) const;
+    // "lesson01 (vecadd), lesson02 (doublify), ..." for error messages.
+    std::string valid_names() const;
+};
+
+manifest parse_manifest(const std::string& json_text);
+manifest load_manifest(const fs::path& build_dir);
+
+// Where the build folder is: --build-dir, then $COURSE_BUILD_DIR, then the
+// folder above this program (build/bin/grader), then ./build and the build
+// folders of the directories above the current one.
+std::optional<fs::path> find_build_dir(const std::optional<fs::path>& explicit_dir);
+
+}  // namespace grader

@@ -1,0 +1,60 @@
+#pragma once
+// Child processes for the grader: student code runs in a separate process
+// group, its output goes to a log file, and the grader reads a line-based
+// event stream from it with a deadline, so a crash or a hang is observed
+// from outside rather than suffered.
+#include <chrono>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace grader {
+
+struct exit_status {
+    bool signaled = false;
+    int code = 0;    // exit code, or the signal number when signaled
+    std::string describe() const;  // "exit code 1", "signal 11 (SIGSEGV, a segmentation fault)"
+};
+
+class child_process {
+public:
+    struct options {
+        std::vector<std::string> argv;
+        std::vector<std::pair<std::string, std::string>> env;  // added to ours
+        std::filesystem::path output;  // stdout and stderr go here
+        bool events = false;           // open a pipe on fd 3 for events
+        std::optional<std::filesystem::path> working_dir;
+    };
+
+    explicit child_process(const options& opts);
+    ~child_process();
+    child_process(const child_process&) = delete;
+    child_process& operator=(const child_process&) = delete;
+
+    // Waits until a whole event line arrives, the stream ends (nullopt,
+    // `ended` true) or the deadline passes (nullopt, `ended` false).
+    std::optional<std::string> next_event(std::chrono::steady_clock::time_point deadline, bool& ended);
+
+    void kill();           // the whole process group, at once
+    exit_status wait();    // reaps the child
+
+    static constexpr int events_fd = 3;
+
+private:
+    int pid_ = -1;
+    int events_read_ = -1;
+    std::string buffer_;
+    bool reaped_ = false;
+    exit_status status_;
+};
+
+// Runs a command to completion; returns its exit status, output in `output`.
+exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,
+                        const std::optional<std::filesystem::path>& working_dir = std::nullopt);
+
+// The last `lines` lines of a text file (for crash reports).
+std::string tail_of_file(const std::filesystem::path& file, std::size_t lines);
+
+}  // namespace grader

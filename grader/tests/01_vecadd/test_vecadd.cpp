@@ -1,0 +1,113 @@
+// Graded tests for lesson01 (vector addition). Each GRADED_TEST carries its
+// points and the title the report shows.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "course/benchmark.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/testing/expect.hpp"
+#include "course/testing/graded.hpp"
+#include "vecadd.cuh"
+
+namespace {
+
+using namespace course::testing;
+
+// A float sum is correctly rounded: within half an ulp (2^-24) of the exact
+// sum. 1e-6 leaves room for that and nothing more.
+constexpr course::tolerance sum_tolerance{1e-6, 0.0};
+
+// Adds two random vectors of n elements with the student's vecadd and checks
+// everything a right answer implies: each element right, nothing written past
+// the end, inputs untouched.
+void check_vecadd(std::size_t n, int threads) {
+    SCOPED_TRACE(fmt::format("n = {}, {} threads per block", n, threads));
+    const auto a = random_input(n, "a");
+    const auto b = random_input(n, "b");
+    guarded_output<float> c(n);
+
+    lesson01::vecadd(a.view(), b.view(), c.view(), threads);
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = double{a.host[i]} + double{b.host[i]};
+    expect_matches(c, expected, sum_tolerance, launch_1d{static_cast<unsigned>(threads)});
+    expect_guard_untouched(c);
+    expect_unchanged(a);
+    expect_unchanged(b);
+}
+
+}  // namespace
+
+GRADED_TEST(VecAdd, EmptyInput, 1, "empty input launches nothing and writes nothing") {
+    check_vecadd(0, 256);
+}
+
+GRADED_TEST(VecAdd, SingleElement, 1, "single element") { check_vecadd(1, 256); }
+
+GRADED_TEST(VecAdd, LessThanOneBlock, 1, "127 elements, 128 threads per block") {
+    check_vecadd(127, 128);
+}
+
+GRADED_TEST(VecAdd, ExactlyOneBlock, 1, "128 elements, 128 threads per block") {
+    check_vecadd(128, 128);
+}
+
+GRADED_TEST(VecAdd, PartialLastBlock, 2, "129 elements, 128 threads per block") {
+    check_vecadd(129, 128);
+}
+
+GRADED_TEST(VecAdd, AroundBlockMultiples, 2, "1023, 1024 and 1025 elements, 256 threads per block") {
+    for (std::size_t n : {1023, 1024, 1025}) check_vecadd(n, 256);
+}
+
+GRADED_TEST(VecAdd, EveryBlockSize, 2, "block sizes 32 to 1024 (1025 elements)") {
+    for (int threads : {32, 64, 128, 256, 512, 1024}) check_vecadd(1025, threads);
+}
+
+GRADED_TEST(VecAdd, Large, 2, "2^24 + 11 elements") { check_vecadd((std::size_t{1} << 24) + 11, 256); }
+
+GRADED_TEST(VecAdd, RejectsTooManyThreads, 1, "block size 2048 is reported as an error") {
+    const auto a = random_input(4096, "a");
+    const auto b = random_input(4096, "b");
+    guarded_output<float> c(4096);
+    try {
+        lesson01::vecadd(a.view(), b.view(), c.view(), 2048);
+        cudaDeviceSynchronize();
+        ADD_FAILURE() << "vecadd with 2048 threads per block returned normally, but no GPU runs "
+                         "blocks of more than 1024 threads: the launch failed and nobody noticed.\n"
+                         "Check every launch with CUDA_CHECK(cudaGetLastError()).";
+    } catch (const course::cuda_error& e) {
+        EXPECT_EQ(e.code(), cudaErrorInvalidConfiguration)
+            << "expected cudaErrorInvalidConfiguration, got " << e.what();
+    }
+}
+
+GRADED_PERF_TEST(VecAdd, Bandwidth, 2, "bandwidth >= 60% of this GPU's copy bandwidth") {
+    // As large as fits comfortably: at least 2^26 elements where memory allows,
+    // so the timing is dominated by memory traffic, not launch overhead.
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t n = std::min<std::size_t>(std::size_t{1} << 27, free_bytes / 4 / 3 / sizeof(float));
+    course::device_array<float> a(n), b(n), c(n);
+    a.fill_bytes(0);
+    b.fill_bytes(0);
+
+    course::benchmark_options options;
+    options.name = "vecadd";
+    options.repeat = 20;
+    options.bytes = 3.0 * n * sizeof(float);  // two reads, one write
+    const auto result = course::benchmark(
+        [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); }, options);
+    const double copy = course::measured_copy_bandwidth_gbps(n * sizeof(float));
+    const double share = result.gigabytes_per_second() / copy;
+    RecordProperty("bandwidth_gbps", std::to_string(result.gigabytes_per_second()));
+    EXPECT_GE(share, 0.60) << fmt::format(
+        "{:.0f} GB/s is {:.0f}% of this GPU's measured copy bandwidth ({:.0f} GB/s); 60% is needed.\n"
+        "A memory-bound kernel should move data nearly as fast as a copy: make consecutive "
+        "threads touch consecutive elements, and launch enough blocks to fill the GPU.",
+        result.gigabytes_per_second(), 100 * share, copy);
+}

@@ -1,0 +1,118 @@
+// Isolation, end to end, with a graded-test program that misbehaves on request.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "runner.hpp"
+
+namespace {
+
+using grader::test_status;
+
+struct env_var {
+    env_var(const char* name) : name(name) { setenv(name, "1", 1); }
+    ~env_var() { unsetenv(name); }
+    const char* name;
+};
+
+std::vector<grader::graded_test> run(int timeout_ms = 20000) {
+    grader::run_options options;
+    options.tests_program = FAKE_GRADED_TESTS;
+    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    options.seed = 7;
+    options.per_test_limit = std::chrono::milliseconds(timeout_ms);
+    return grader::run_graded_tests(options);
+}
+
+const grader::graded_test& find(const std::vector<grader::graded_test>& tests, const std::string& id) {
+    auto it = std::find_if(tests.begin(), tests.end(), [&](const auto& t) { return t.id == id; });
+    if (it == tests.end()) throw std::runtime_error("no test " + id);
+    return *it;
+}
+
+}  // namespace
+
+TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
+    const auto listed = grader::list_graded_tests(FAKE_GRADED_TESTS, std::filesystem::temp_directory_path());
+    ASSERT_EQ(listed.size(), 8u);
+    EXPECT_EQ(listed[1].id, "FakeHost.Fails");
+    EXPECT_EQ(listed[1].points, 2);
+    EXPECT_EQ(listed[1].title, "a test that fails");
+    EXPECT_FALSE(listed[1].gpu);
+    EXPECT_EQ(listed[7].kind, "performance");
+}
+
+TEST(Runner, ReportsPassAndFailWithCleanMessages) {
+    const auto tests = run();
+    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
+    const auto& failed = find(tests, "FakeHost.Fails");
+    EXPECT_EQ(failed.status, test_status::failed);
+    ASSERT_EQ(failed.messages.size(), 1u);
+    EXPECT_EQ(failed.messages[0], "element 128: expected 1, got NaN (never written)\n(with n = 129)");
+    // One correctness test failed, so the performance test waits.
+    EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::not_run);
+}
+
+TEST(Runner, ACrashCostsOnlyItsOwnTest) {
+    env_var crash("FAKE_CRASH");
+    const auto tests = run();
+    const auto& crashed = find(tests, "FakeHost.Crashes");
+    EXPECT_EQ(crashed.status, test_status::crashed);
+    ASSERT_FALSE(crashed.messages.empty());
+    EXPECT_NE(crashed.messages[0].find("SIGSEGV"), std::string::npos) << crashed.messages[0];
+    // The tests after it ran in a fresh process.
+    EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
+    env_var hang("FAKE_HANG");
+    const auto start = std::chrono::steady_clock::now();
+    const auto tests = run(1500);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+    EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::timed_out);
+    EXPECT_EQ(find(tests, "FakeHost.Unfinished").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+TEST(Runner, UnfinishedWorkIsNamed) {
+    env_var todo("FAKE_TODO");
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.Unfinished");
+    EXPECT_EQ(t.status, test_status::failed);
+    ASSERT_FALSE(t.messages.empty());
+    EXPECT_EQ(t.messages[0].rfind("not implemented yet: fake::function", 0), 0u) << t.messages[0];
+}
+
+TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
+    grader::run_options options;
+    options.tests_program = FAKE_GRADED_TESTS;
+    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    const auto tests = grader::run_graded_tests(options);
+    ASSERT_EQ(tests.size(), 2u);
+    EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed);
+}
+
+TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
+    // Listed with points, but GoogleTest never runs a DISABLED_ test.
+    const auto tests = run();
+    const auto& never = find(tests, "FakeHost.DISABLED_Never");
+    EXPECT_EQ(never.status, test_status::missing);
+    EXPECT_EQ(never.score(), 0);
+}
+
+TEST(Runner, AProgramThatCannotListItsTestsIsAnError) {
+    grader::run_options options;
+    options.tests_program = "/bin/true";  // prints nothing for --graded-list
+    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    EXPECT_THROW(grader::run_graded_tests(options), std::exception);
+}
+
+TEST(CleanMessage, UnwrapsExceptions) {
+    EXPECT_EQ(grader::clean_message("C++ exception with description \"vecadd.cu:31: cudaErrorInvalidConfiguration: "
+                                    "invalid configuration argument [cudaGetLastError()]\" thrown in the test body."),
+              "threw vecadd.cu:31: cudaErrorInvalidConfiguration: invalid configuration argument [cudaGetLastError()]");
+}
