@@ -29,9 +29,9 @@ bool contains(const std::string& text, const std::string& part) {
 }  // namespace
 
 TEST(Diagnose, GridRoundedDown) {
-    const auto why = diagnose(129, 128, [](std::size_t i) { return i < 128; });
+    const auto why = diagnose(1025, 256, [](std::size_t i) { return i < 1024; });
     EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
-    EXPECT_TRUE(contains(why, "2 blocks of 128")) << why;
+    EXPECT_TRUE(contains(why, "5 blocks of 256")) << why;
 }
 
 TEST(Diagnose, BlockIndexIgnored) {
@@ -44,6 +44,13 @@ TEST(Diagnose, BlockIndexNotScaled) {
     const std::size_t blocks = (1000 + 127) / 128;
     const auto why = diagnose(1000, 128, [&](std::size_t i) { return i < blocks + 127; });
     EXPECT_TRUE(contains(why, "multiply the block index")) << why;
+}
+
+TEST(Diagnose, AmbiguousFirstBlockNamesBothCauses) {
+    // 129 elements, 128 threads: 128 right could be either mistake.
+    const auto why = diagnose(129, 128, [](std::size_t i) { return i < 128; });
+    EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
+    EXPECT_TRUE(contains(why, "ignores blockIdx.x")) << why;
 }
 
 TEST(Diagnose, NothingWritten) {

@@ -42,6 +42,13 @@ std::string diagnose_1d(const comparison& c, const std::vector<float>& actual, l
     if (c.nan == n)
         return "no element was written: was the kernel launched, with at least one block, and "
                "does each thread store its sum into c?";
+    if (rest_unwritten && prefix == threads && prefix == n / threads * threads)
+        return fmt::format(
+            "only the first {} elements were written: either the last, partial block did not run "
+            "(round the grid up: blocks = (n + threads - 1) / threads), or every block wrote the "
+            "same first elements (the index ignores blockIdx.x: use blockIdx.x * blockDim.x + "
+            "threadIdx.x)",
+            threads);
     if (rest_unwritten && prefix == n / threads * threads && prefix > 0)
         return fmt::format(
             "the last, partial block did not run: {} elements need {} blocks of {}, so round the "

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Sets the course up on Debian or Ubuntu with the CUDA toolkit installed:
+# installs the packages it needs (asking sudo only if something is missing),
+# configures with CMake, builds everything, and grades lesson01.
+#
+#   ./setup.sh            configure for this machine's GPU (or sm_90 without one)
+#   ./setup.sh --preset ci   any preset from CMakePresets.json
+set -euo pipefail
+cd "$(dirname "$0")"
+
+preset=default
+if [ "${1:-}" = "--preset" ] && [ -n "${2:-}" ]; then preset=$2; fi
+
+packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
+          nlohmann-json3-dev libfmt-dev python3 python3-matplotlib)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo > /dev/null; then sudo=(sudo); else
+    echo "setup: these packages are missing and there is no sudo: ${missing[*]}" >&2
+    echo "       install them as root: apt-get install ${missing[*]}" >&2
+    exit 1
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+fi
+
+# The CUDA toolkit is not a Debian package here: it comes from NVIDIA.
+if ! command -v nvcc > /dev/null; then
+  for dir in /usr/local/cuda/bin /usr/local/cuda-13*/bin; do
+    if [ -x "$dir/nvcc" ]; then export PATH="$dir:$PATH"; break; fi
+  done
+fi
+if ! command -v nvcc > /dev/null; then
+  echo "setup: nvcc not found. Install the CUDA Toolkit 13 (https://developer.nvidia.com/cuda-downloads)" >&2
+  echo "       and put its bin folder on PATH (usually /usr/local/cuda/bin)." >&2
+  exit 1
+fi
+cmake_version=$(cmake --version | head -1 | awk '{print $3}')
+if [ "$(printf '%s\n3.24\n' "$cmake_version" | sort -V | head -1)" != "3.24" ]; then
+  echo "setup: CMake $cmake_version is too old; the course needs 3.24 or newer." >&2
+  echo "       python3 -m pip install --user cmake   (or Kitware's apt repository)" >&2
+  exit 1
+fi
+
+echo "setup: configuring (preset $preset)"
+cmake --preset "$preset" > build-configure.log 2>&1 || { tail -30 build-configure.log; exit 1; }
+rm -f build-configure.log
+echo "setup: building (this takes a few minutes the first time)"
+cmake --build build -j "$(nproc)"
+
+echo
+echo "setup: done. The grader is build/bin/grader; put it on your PATH with"
+echo "         export PATH=\"$PWD/build/bin:\$PATH\""
+echo "setup: grading lesson01 (the skeleton is unfinished, so expect it to fail):"
+echo
+status=0
+build/bin/grader run lesson01 || status=$?
+case $status in
+  0|1) echo; echo "setup: next, read lessons/01_vecadd/README.md and edit exercises/01_vecadd/vecadd.cu" ;;
+  2)   echo; echo "setup: no GPU here, so nothing was graded; everything is built and the host tests run:"
+       echo "       ctest --preset default" ;;
+  *)   exit $status ;;
+esac
