@@ -99,9 +99,10 @@ function(course_add_lesson dir)
         DISCOVERY_TIMEOUT 60
         PROPERTIES
           LABELS "${id};${kind};${variant}"
-          # No closing bracket: CMake 4 quotes properties as [[...]], which a
-          # trailing "]" would end early.
-          SKIP_REGULAR_EXPRESSION "\\[  SKIPPED "
+          # Neither a trailing "]" (CMake 4 quotes properties as [[...]], which
+          # it would end early) nor a trailing space (CMake 3.2x drops it and
+          # misreads the rest).
+          SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\] ."
           TIMEOUT 300)
     endforeach()
   endforeach()
