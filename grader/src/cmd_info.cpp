@@ -40,19 +40,52 @@ int cmd_list(const common_args& common) {
     return all_passed;
 }
 
-int cmd_hint(const common_args& common, const std::string& name) {
+std::vector<hint> parse_hints(const std::string& markdown) {
+    std::vector<hint> hints;
+    std::istringstream in(markdown);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("## ", 0) == 0) {
+            hints.push_back({line.substr(3), ""});
+        } else if (!hints.empty()) {
+            hints.back().text += line + "\n";
+        }
+    }
+    for (auto& h : hints) {  // trim blank lines around each hint
+        while (!h.text.empty() && (h.text.back() == '\n' || h.text.back() == ' ')) h.text.pop_back();
+        while (!h.text.empty() && h.text.front() == '\n') h.text.erase(0, 1);
+    }
+    return hints;
+}
+
+int cmd_hint(const common_args& common, const std::string& name, bool all) {
     const manifest m = open_build(common.build_dir);
     const lesson_info& lesson = find_lesson(m, name);
     const fs::path file = lesson.lesson_dir / "hints.md";
     std::ifstream in(file);
-    if (!in) {
-        std::cout << fmt::format("{} has no hints yet; its lesson text is {}\n", lesson.id,
+    std::stringstream text;
+    text << in.rdbuf();
+    const std::vector<hint> hints = parse_hints(text.str());
+    if (hints.empty()) {
+        std::cout << fmt::format("{} has no hints; its lesson text is {}\n", lesson.id,
                                  (lesson.lesson_dir / "README.md").string());
         return all_passed;
     }
-    std::stringstream text;
-    text << in.rdbuf();
-    std::cout << text.str();
+
+    progress_store progress(m.build_dir / "grader-progress.json");
+    const int seen = progress.hints_seen(lesson.id);
+    // One new hint per call; --all repeats the ones already shown.
+    const int upto = std::min<int>(static_cast<int>(hints.size()), all ? std::max(seen, 1) : seen + 1);
+    for (int i = all ? 0 : upto - 1; i < upto; ++i)
+        std::cout << fmt::format("{} of {}: {}\n\n{}\n\n", lesson.id, hints.size(), hints[i].title, hints[i].text);
+    if (upto == static_cast<int>(hints.size()) && !all && seen >= upto)
+        std::cout << "That was the last hint. The lesson text has the rest: " << (lesson.lesson_dir / "README.md").string() << "\n";
+    else if (upto < static_cast<int>(hints.size()))
+        std::cout << fmt::format("({} more: run `grader hint {}` again; `--all` shows every hint so far)\n",
+                                 hints.size() - upto, lesson.id);
+    if (upto > seen) {
+        progress.set_hints_seen(lesson.id, upto);
+        progress.save();
+    }
     return all_passed;
 }
 

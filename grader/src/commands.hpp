@@ -25,7 +25,13 @@ struct run_args {
 
 int cmd_list(const common_args& common);
 int cmd_run(const common_args& common, const run_args& args);
-int cmd_hint(const common_args& common, const std::string& lesson);
+int cmd_hint(const common_args& common, const std::string& lesson, bool all);
+
+// hints.md: one "## Title" section per hint, gentlest first.
+struct hint {
+    std::string title, text;
+};
+std::vector<hint> parse_hints(const std::string& markdown);
 int cmd_doctor(const common_args& common);
 
 }  // namespace grader

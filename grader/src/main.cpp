@@ -38,8 +38,10 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--test", run.tests, "grade only this test id (repeatable), e.g. VecAdd.Large");
 
     std::string hint_lesson;
-    auto* hint = app.add_subcommand("hint", "hints for a lesson");
+    bool all_hints = false;
+    auto* hint = app.add_subcommand("hint", "the next hint for a lesson, one at a time");
     hint->add_option("lesson", hint_lesson, "lesson01, 1 or vecadd")->required();
+    hint->add_flag("--all", all_hints, "show every hint seen so far again");
 
     auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder");
 
@@ -53,7 +55,7 @@ int main(int argc, char** argv) {
     try {
         if (*list) return cmd_list(common);
         if (*run_cmd) return cmd_run(common, run);
-        if (*hint) return cmd_hint(common, hint_lesson);
+        if (*hint) return cmd_hint(common, hint_lesson, all_hints);
         if (*doctor) return cmd_doctor(common);
     } catch (const user_error& e) {
         std::cerr << "grader: " << e.what() << "\n";

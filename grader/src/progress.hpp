@@ -23,12 +23,17 @@ public:
     bool record(const std::string& lesson_id, int score, int max);
     void save() const;
 
+    // How many of a lesson's hints the student has already been shown.
+    int hints_seen(const std::string& lesson_id) const;
+    void set_hints_seen(const std::string& lesson_id, int count);
+
     // Set when the file existed but could not be read; shown to the student once.
     const std::string& warning() const { return warning_; }
 
 private:
     std::filesystem::path file_;
     std::map<std::string, lesson_progress> lessons_;
+    std::map<std::string, int> hints_seen_;
     std::string warning_;
 };
 

@@ -70,6 +70,21 @@ GRADED_TEST(VecAdd, EveryBlockSize, 2, "block sizes 32 to 1024 (1025 elements)")
 
 GRADED_TEST(VecAdd, Large, 2, "2^24 + 11 elements") { check_vecadd((std::size_t{1} << 24) + 11, 256); }
 
+GRADED_TEST(VecAdd, OffsetViews, 1, "inputs that start mid-allocation (1000 elements)") {
+    // Views need not start where an allocation starts: here a and b begin one
+    // element in, so their addresses are not multiples of 16 bytes.
+    const std::size_t n = 1000;
+    const auto a = random_input(n + 1, "a");
+    const auto b = random_input(n + 1, "b");
+    guarded_output<float> c(n);
+    lesson01::vecadd(a.view().subspan(1, n), b.view().subspan(1, n), c.view(), 128);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = double{a.host[i + 1]} + double{b.host[i + 1]};
+    expect_matches(c, expected, sum_tolerance, launch_1d{128});
+    expect_guard_untouched(c);
+}
+
 GRADED_TEST(VecAdd, RejectsTooManyThreads, 1, "block size 2048 is reported as an error") {
     const auto a = random_input(4096, "a");
     const auto b = random_input(4096, "b");

@@ -39,3 +39,14 @@ TEST(Progress, ACorruptFileStartsAfreshWithAWarning) {
     p.save();
     EXPECT_TRUE(grader::progress_store(file).warning().empty());
 }
+
+TEST(Progress, RemembersHintsSeen) {
+    const auto file = scratch("grader-progress-hints.json");
+    {
+        grader::progress_store p(file);
+        EXPECT_EQ(p.hints_seen("lesson01"), 0);
+        p.set_hints_seen("lesson01", 2);
+        p.save();
+    }
+    EXPECT_EQ(grader::progress_store(file).hints_seen("lesson01"), 2);
+}
