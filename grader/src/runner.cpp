@@ -25,10 +25,19 @@ std::string read_file(const std::filesystem::path& file) {
     return text.str();
 }
 
+// The program's own last words before it died, without GoogleTest's
+// progress lines ("[ RUN      ] ..."), which say nothing about the crash.
 std::string indent_tail(const std::filesystem::path& log) {
-    const std::string tail = tail_of_file(log, 6);
-    if (tail.empty()) return {};
-    return "last output:\n" + tail;
+    std::istringstream all(tail_of_file(log, 40));
+    std::vector<std::string> own;
+    for (std::string line; std::getline(all, line);)
+        if (!line.empty() && line.front() != '[' && line.rfind("Note: Google Test filter", 0) != 0 &&
+            line.rfind("seed ", 0) != 0)
+            own.push_back(line);
+    if (own.empty()) return {};
+    std::string text = "last output:";
+    for (std::size_t i = own.size() > 6 ? own.size() - 6 : 0; i < own.size(); ++i) text += "\n" + own[i];
+    return text;
 }
 
 // Runs `ids` in as many processes as it takes; fills in `tests`.
@@ -97,10 +106,10 @@ private:
             if (ended) {
                 const exit_status status = child.wait();
                 if (!current.empty()) {
-                    finish(current, test_status::crashed,
-                           {fmt::format("the test program crashed during this test: {}", status.describe()),
-                            indent_tail(log)},
-                           elapsed_ms());
+                    std::vector<std::string> messages{
+                        fmt::format("the test program crashed during this test: {}", status.describe())};
+                    if (const std::string tail = indent_tail(log); !tail.empty()) messages.push_back(tail);
+                    finish(current, test_status::crashed, messages, elapsed_ms());
                 } else if (!remaining.empty() && !progressed) {
                     mark_missing(remaining, fmt::format("the test program ended ({}) without running this test",
                                                         status.describe()) + "\n" + indent_tail(log));
