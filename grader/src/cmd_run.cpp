@@ -10,10 +10,9 @@
 #include "build.hpp"
 #include "commands.hpp"
 #include "context.hpp"
-#include "course/device_info.hpp"
+#include "grade.hpp"
 #include "formats.hpp"
 #include "progress.hpp"
-#include "runner.hpp"
 
 namespace grader {
 
@@ -74,31 +73,11 @@ int cmd_run(const common_args& common, const run_args& args) {
         }
     }
 
-    lesson_report report;
-    report.lesson_id = lesson.id;
-    report.title = lesson.title;
-    report.variant = variant_name;
-    report.seed = args.seed.value_or(fresh_seed());
-    if (course::has_device()) {
-        try {
-            report.device = course::query_device().summary();
-        } catch (const std::exception&) {
-        }
-    } else {
-        report.no_gpu_reason = course::device_status().reason;
-    }
-
-    run_options options;
-    options.tests_program = variant->tests;
-    options.log_dir = m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name);
-    options.seed = report.seed;
+    grade_options options;
+    options.seed = args.seed.value_or(fresh_seed());
     options.per_test_limit = std::chrono::seconds(args.timeout_s);
     options.only = args.tests;
-    try {
-        report.tests = run_graded_tests(options);
-    } catch (const std::exception& e) {
-        throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
-    }
+    const lesson_report report = grade_variant(m, lesson, variant_name, options);
 
     if (args.output) {
         std::ofstream out(*args.output);

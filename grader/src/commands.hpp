@@ -23,7 +23,15 @@ struct run_args {
     std::vector<std::string> tests;   // only these test ids
 };
 
+struct verify_args {
+    std::vector<std::string> lessons;  // empty: every lesson
+    unsigned long long seed = 1;
+    int timeout_s = 30;
+    bool build = true;
+};
+
 int cmd_list(const common_args& common);
+int cmd_verify(const common_args& common, const verify_args& args);
 int cmd_run(const common_args& common, const run_args& args);
 int cmd_hint(const common_args& common, const std::string& lesson, bool all);
 

@@ -1,5 +1,5 @@
 // grader: builds and grades the course's CUDA exercises.
-//   grader list | run LESSON | hint LESSON | doctor
+//   grader list | run LESSON | hint LESSON | verify [LESSON...] | doctor
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -43,6 +43,14 @@ int main(int argc, char** argv) {
     hint->add_option("lesson", hint_lesson, "lesson01, 1 or vecadd")->required();
     hint->add_flag("--all", all_hints, "show every hint seen so far again");
 
+    verify_args verify;
+    auto* verify_cmd = app.add_subcommand(
+        "verify", "instructors: solutions get full marks, skeletons lose, known-wrong versions are caught");
+    verify_cmd->add_option("lessons", verify.lessons, "lessons to verify (default: all)");
+    verify_cmd->add_option("--seed", verify.seed, "seed for the random inputs");
+    verify_cmd->add_option("--timeout", verify.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600));
+    verify_cmd->add_flag("!--no-build", verify.build, "verify what is already built");
+
     auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder");
 
     try {
@@ -57,6 +65,7 @@ int main(int argc, char** argv) {
         if (*run_cmd) return cmd_run(common, run);
         if (*hint) return cmd_hint(common, hint_lesson, all_hints);
         if (*doctor) return cmd_doctor(common);
+        if (*verify_cmd) return cmd_verify(common, verify);
     } catch (const user_error& e) {
         std::cerr << "grader: " << e.what() << "\n";
         return e.code;

@@ -1,0 +1,44 @@
+#include "grade.hpp"
+
+#include <fmt/format.h>
+
+#include "context.hpp"
+#include "course/device_info.hpp"
+#include "runner.hpp"
+
+namespace grader {
+
+lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const std::string& variant_name,
+                            const grade_options& options) {
+    const variant_info* variant = lesson.variant(variant_name);
+    if (!variant) throw user_error(usage_error, fmt::format("{} has no '{}' build", lesson.id, variant_name));
+
+    lesson_report report;
+    report.lesson_id = lesson.id;
+    report.title = lesson.title;
+    report.variant = variant_name;
+    report.seed = options.seed;
+    if (course::has_device()) {
+        try {
+            report.device = course::query_device().summary();
+        } catch (const std::exception&) {
+        }
+    } else {
+        report.no_gpu_reason = course::device_status().reason;
+    }
+
+    run_options run;
+    run.tests_program = variant->tests;
+    run.log_dir = m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name);
+    run.seed = options.seed;
+    run.per_test_limit = options.per_test_limit;
+    run.only = options.only;
+    try {
+        report.tests = run_graded_tests(run);
+    } catch (const std::exception& e) {
+        throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
+    }
+    return report;
+}
+
+}  // namespace grader
