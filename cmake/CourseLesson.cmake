@@ -92,18 +92,9 @@ function(course_add_lesson dir)
       else()
         set(filter "-*Host.*")
       endif()
-      gtest_discover_tests(${id}_${variant}_tests
-        TEST_PREFIX "${id}.${variant}."
-        TEST_FILTER "${filter}"
-        DISCOVERY_MODE PRE_TEST
-        DISCOVERY_TIMEOUT 60
-        PROPERTIES
-          LABELS "${id};${kind};${variant}"
-          # Neither a trailing "]" (CMake 4 quotes properties as [[...]], which
-          # it would end early) nor a trailing space (CMake 3.2x drops it and
-          # misreads the rest).
-          SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\] ."
-          TIMEOUT 300)
+      course_discover_gtests(${id}_${variant}_tests
+        PREFIX "${id}.${variant}." FILTER "${filter}" LIST ${id}_${variant}_${kind}_tests
+        LABELS ${id} ${kind} ${variant})
     endforeach()
   endforeach()
   if(TARGET ${id}_solution_bench)
@@ -131,6 +122,40 @@ function(course_add_lesson dir)
       \"variants\": {${manifest_variants}
       }
     }")
+endfunction()
+
+# course_discover_gtests(<target> PREFIX <p> LIST <var> LABELS <l>... [FILTER <f>])
+# Registers each GoogleTest test of <target> with CTest (found when ctest runs,
+# so building needs no GPU), with every label given, a 300 s limit, and a
+# GTEST_SKIP reported as skipped rather than passed.
+function(course_discover_gtests target)
+  cmake_parse_arguments(PARSE_ARGV 1 D "" "PREFIX;FILTER;LIST" "LABELS")
+  set(filter_args "")
+  if(D_FILTER)
+    set(filter_args TEST_FILTER "${D_FILTER}")
+  endif()
+  gtest_discover_tests(${target}
+    TEST_PREFIX "${D_PREFIX}"
+    ${filter_args}
+    TEST_LIST ${D_LIST}
+    DISCOVERY_MODE PRE_TEST
+    DISCOVERY_TIMEOUT 60
+    PROPERTIES
+      # Neither a trailing "]" (CMake 4 quotes properties as [[...]], which it
+      # would end early) nor a trailing space (CMake 3.2x drops it and misreads
+      # the rest).
+      SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\] ."
+      TIMEOUT 300)
+  # Labels are set afterwards, from the list of discovered tests:
+  # gtest_discover_tests flattens a list-valued property such as LABELS "a;b"
+  # into separate arguments, so it cannot set more than one label itself.
+  list(JOIN D_LABELS ";" labels)
+  set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${D_LIST}_labels.cmake)
+  file(WRITE ${label_file}
+    "if(${D_LIST})\n"
+    "  set_tests_properties(\${${D_LIST}} PROPERTIES LABELS \"${labels}\")\n"
+    "endif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()
 
 # Writes build/course_manifest.json: what the grader knows about this build.
