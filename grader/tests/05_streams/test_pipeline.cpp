@@ -1,0 +1,405 @@
+// Graded tests for lesson05, part 2: the transform kernel, the serial
+// baseline, the pipeline over several streams, pinned memory, and the
+// overlap the pipeline is for.
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "course/compare.hpp"
+#include "course/device_array.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+#include "course/pinned_array.hpp"
+#include "course/random.hpp"
+#include "course/testing/buffers.hpp"
+#include "course/testing/expect.hpp"
+#include "course/testing/graded.hpp"
+#include "streams.cuh"
+
+namespace {
+
+using namespace course::testing;
+
+// The kernel's rounds E = M + e sin E converge long before the last one. Each
+// float round is off by an ulp or two (sinf, the multiply-add), and the
+// contraction (|e cos E| <= 1/2) keeps the total within a few ulps of the
+// exact root. A 2M-input host simulation stays under 2e-7 relative.
+constexpr course::tolerance kepler_tolerance{4e-6, 1e-6};
+
+// The exact root of E - e sin E = M in double precision, by Newton's method
+// (the float64 reference the float results are held to).
+double kepler_root(double m) {
+    const double e = lesson05::kepler_eccentricity;
+    double x = m;
+    for (int i = 0; i < 50; ++i) {
+        const double step = (x - e * std::sin(x) - m) / (1.0 - e * std::cos(x));
+        x -= step;
+        if (std::fabs(step) < 1e-15) break;
+    }
+    return x;
+}
+
+std::vector<double> reference(const float* in, std::size_t n) {
+    std::vector<double> expected(n);
+    for (std::size_t i = 0; i < n; ++i) expected[i] = kepler_root(in[i]);
+    return expected;
+}
+
+// Random input in pinned memory, with a copy to check it is left unchanged.
+struct pinned_input {
+    std::vector<float> values;
+    course::pinned_array<float> pinned;
+
+    pinned_input(std::size_t n, const char* name)
+        : values(course::random_floats(n, course::derive_seed(seed(), name))), pinned(n) {
+        std::copy(values.begin(), values.end(), pinned.begin());
+    }
+    const float* data() const { return pinned.data(); }
+};
+
+// Pinned output poisoned with NaN, followed by a poisoned guard band: a NaN
+// left afterwards was never written, a changed guard element was written past
+// the end.
+class pinned_output {
+public:
+    explicit pinned_output(std::size_t n, std::size_t guard = 1024) : n_(n), storage_(n + guard) {
+        std::memset(storage_.data(), 0xFF, storage_.bytes());
+    }
+    float* data() { return storage_.data(); }
+    std::size_t size() const { return n_; }
+    std::vector<float> values() const { return {storage_.begin(), storage_.begin() + n_}; }
+    // How many guard elements changed; *first is the first one's position after the end.
+    std::size_t guard_writes(std::size_t* first) const {
+        std::size_t count = 0;
+        const auto* bytes = reinterpret_cast<const unsigned char*>(storage_.data() + n_);
+        for (std::size_t i = 0; i < storage_.size() - n_; ++i) {
+            bool changed = false;
+            for (std::size_t b = 0; b < sizeof(float); ++b) changed |= bytes[i * sizeof(float) + b] != 0xFF;
+            if (changed && count++ == 0) *first = i;
+        }
+        return count;
+    }
+    bool untouched() const {
+        const auto* bytes = reinterpret_cast<const unsigned char*>(storage_.data());
+        return std::all_of(bytes, bytes + storage_.bytes(), [](unsigned char b) { return b == 0xFF; });
+    }
+
+private:
+    std::size_t n_;
+    course::pinned_array<float> storage_;
+};
+
+// The teaching part of a wrong pipeline result: which pattern the wrong
+// elements form, and what usually causes it.
+std::string diagnose_pipeline(const course::comparison& c, const std::vector<float>& actual,
+                              const std::vector<float>& input, int num_chunks) {
+    const std::size_t n = c.count;
+    // What a chunk size rounded down (n / num_chunks) covers; the rest is lost.
+    const std::size_t covered = n / num_chunks * num_chunks;
+    const bool tail_unwritten =
+        covered < n && c.first_wrong == covered && c.nan == c.wrong &&
+        std::all_of(actual.begin() + covered, actual.end(), [](float x) { return std::isnan(x); });
+    if (tail_unwritten && covered > 0)
+        return fmt::format(
+            "the last {} element(s) (n % num_chunks) were never written: a chunk size of n / num_chunks "
+            "rounds down, and the remainder belongs to no chunk. Round it up, "
+            "s = (n + num_chunks - 1) / num_chunks, and clamp the last chunk to the n - c * s "
+            "elements that are left.",
+            n - covered);
+    if (tail_unwritten)
+        return "nothing reached host_out. With fewer elements than chunks, a chunk size of "
+               "n / num_chunks is 0: round it up, s = (n + num_chunks - 1) / num_chunks. Otherwise: "
+               "are the device-to-host copies queued, and waited for before returning?";
+    if (c.nan == n)
+        return "nothing reached host_out: are the device-to-host copies queued, and does the function "
+               "wait for its streams before returning?";
+    std::size_t untransformed = 0;
+    for (const auto& m : c.examples)
+        if (static_cast<float>(m.actual) == input[m.index]) ++untransformed;
+    if (untransformed == c.examples.size())
+        return fmt::format(
+            "host_out holds the untransformed input (first at element {}): that data was copied back "
+            "before the kernel had run on it. Queue each chunk's copy in, kernel and copy out on "
+            "the same stream, in that order, and launch the kernel on that stream.",
+            course::with_commas(c.first_wrong));
+    if (c.nan == c.wrong)
+        return fmt::format(
+            "{} elements were never written (first at {}): is every chunk's copy out queued, with "
+            "the chunk's offset into host_out, and is the wait for all streams at the end?",
+            course::with_commas(c.nan), course::with_commas(c.first_wrong));
+    if (c.nan == 0)
+        return "every element was written, but some hold wrong values: check each chunk's offset "
+               "into host_in and host_out (chunk c starts at c * s), that a stream's buffer is only "
+               "reused by chunks on that same stream, and the transform itself (exactly "
+               "kepler_rounds rounds of e = m + 0.5 sinf(e), starting from e = m)";
+    return fmt::format("{} elements were never written (still NaN) and {} hold wrong values",
+                       course::with_commas(c.nan), course::with_commas(c.wrong - c.nan));
+}
+
+// Everything a right answer implies: each element right, nothing written past
+// the end of host_out, host_in untouched.
+void expect_transformed(const pinned_input& in, const pinned_output& out, int num_chunks) {
+    const std::vector<float> actual = out.values();
+    const std::vector<double> expected = reference(in.values.data(), in.values.size());
+    const course::comparison c = course::compare(actual, expected, kepler_tolerance);
+    if (!c.ok()) {
+        std::string message = describe_mismatch(c.examples.front());
+        if (c.wrong > 1) message += "\n" + c.summary();
+        message += "\n" + diagnose_pipeline(c, actual, in.values, num_chunks);
+        ADD_FAILURE() << message;
+    }
+    std::size_t first = 0;
+    if (const std::size_t written = out.guard_writes(&first)) {
+        ADD_FAILURE() << fmt::format(
+            "wrote past the end of host_out: {} element(s) after the last one changed (the first at "
+            "index {}). The last chunk holds only the n - c * s elements that are left: clamp its "
+            "copy to them.",
+            written, course::with_commas(out.size() + first));
+    }
+    if (std::memcmp(in.pinned.data(), in.values.data(), in.values.size() * sizeof(float)) != 0)
+        ADD_FAILURE() << "host_in was modified: it is read-only, the results go to host_out";
+}
+
+void check_pipeline(std::size_t n, int num_streams, int num_chunks) {
+    SCOPED_TRACE(fmt::format("n = {}, {} streams, {} chunks", n, num_streams, num_chunks));
+    const pinned_input in(n, "host_in");
+    pinned_output out(n);
+    lesson05::pipelined_transform(in.data(), out.data(), n, num_streams, num_chunks);
+    expect_transformed(in, out, num_chunks);
+}
+
+// Where an std::invalid_argument is required: fails, with advice, when the
+// call returns or throws something else.
+void expect_invalid_argument(const std::function<void()>& call, const std::string& what_should_say,
+                             const std::string& advice_if_accepted) {
+    try {
+        call();
+        ADD_FAILURE() << advice_if_accepted;
+    } catch (const std::invalid_argument& e) {
+        if (std::string(e.what()).find(what_should_say) == std::string::npos)
+            ADD_FAILURE() << fmt::format("the exception's message should say \"{}\", but it says: {}",
+                                         what_should_say, e.what());
+    } catch (const course::not_implemented&) {
+        throw;  // reported as unfinished work
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << "threw an exception other than std::invalid_argument: " << e.what();
+    }
+}
+
+// Host memory from malloc, pinned in place with cudaHostRegister for as long
+// as this object lives.
+class registered_buffer {
+public:
+    explicit registered_buffer(std::size_t n) : n_(n) {
+        const std::size_t page = 4096;
+        const std::size_t bytes = (n * sizeof(float) + page - 1) / page * page;
+        memory_.reset(static_cast<float*>(std::aligned_alloc(page, bytes)));
+        if (!memory_) throw std::bad_alloc();
+        CUDA_CHECK(cudaHostRegister(memory_.get(), bytes, cudaHostRegisterDefault));
+    }
+    ~registered_buffer() { cudaHostUnregister(memory_.get()); }
+    registered_buffer(const registered_buffer&) = delete;
+    registered_buffer& operator=(const registered_buffer&) = delete;
+    float* data() { return memory_.get(); }
+    std::size_t size() const { return n_; }
+
+private:
+    struct free_memory {
+        void operator()(float* p) const noexcept { std::free(p); }
+    };
+    std::size_t n_;
+    std::unique_ptr<float, free_memory> memory_;
+};
+
+// The kernel alone: device in, device out.
+void check_transform(std::size_t n) {
+    SCOPED_TRACE(fmt::format("n = {}", n));
+    const auto in = random_input(n, "in");
+    guarded_output<float> out(n);
+    lesson05::transform(in.view(), out.view(), nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    // launch_1d{0}: the block size is the student's choice, so no block pattern is read.
+    expect_matches(out, reference(in.host.data(), n), kepler_tolerance, launch_1d{0});
+    expect_guard_untouched(out);
+    expect_unchanged(in);
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
+}  // namespace
+
+GRADED_TEST(Transform, MatchesReference, 2, "the Kepler kernel alone: 1, 129 and 100,003 elements, and in place") {
+    for (std::size_t n : {1, 129, 100003}) check_transform(n);
+
+    SCOPED_TRACE("in place: in and out are the same memory");
+    const std::vector<float> values = course::random_floats(4099, course::derive_seed(seed(), "in place"));
+    auto data = course::device_array<float>::from_host(values);
+    lesson05::transform(data.view(), data.view(), nullptr);
+    const std::vector<float> actual = data.to_host();
+    const course::comparison c = course::compare(actual, reference(values.data(), values.size()), kepler_tolerance);
+    if (!c.ok())
+        ADD_FAILURE() << describe_mismatch(c.examples.front()) << "\n" << c.summary()
+                      << "\nin place, each thread must read its input before it stores its result";
+}
+
+GRADED_TEST(Serial, MatchesReference, 1, "serial version: 2^20 + 7 elements") {
+    constexpr std::size_t n = (std::size_t{1} << 20) + 7;
+    const pinned_input in(n, "host_in");
+    pinned_output out(n);
+    lesson05::serial_transform(in.data(), out.data(), n);
+    expect_transformed(in, out, 1);
+}
+
+GRADED_TEST(Pipeline, EmptyInput, 1, "n = 0 does nothing (and does not look at the pointers)") {
+    EXPECT_NO_THROW(lesson05::pipelined_transform(nullptr, nullptr, 0, 4, 8));
+    EXPECT_NO_THROW(lesson05::serial_transform(nullptr, nullptr, 0));
+}
+
+GRADED_TEST(Pipeline, OneStreamOneChunk, 1, "1 stream, 1 chunk (the serial shape): 100,000 elements") {
+    check_pipeline(100000, 1, 1);
+}
+
+GRADED_TEST(Pipeline, OneToEightStreams, 3, "1 to 8 streams, 16 chunks: 2^20 + 13 elements") {
+    for (int streams = 1; streams <= 8; ++streams) check_pipeline((std::size_t{1} << 20) + 13, streams, 16);
+}
+
+GRADED_TEST(Pipeline, UnevenChunks, 2, "n not divisible by the number of chunks, and fewer elements than chunks") {
+    check_pipeline(1000003, 3, 7);
+    check_pipeline(65537, 4, 4);
+    check_pipeline(5, 2, 8);
+    check_pipeline(1, 4, 3);
+}
+
+GRADED_TEST(Pipeline, MoreStreamsThanChunks, 1, "8 streams, 3 chunks") { check_pipeline(300001, 8, 3); }
+
+GRADED_TEST(Pipeline, Large, 2, "2^24 + 11 elements, 4 streams, 12 chunks") {
+    check_pipeline((std::size_t{1} << 24) + 11, 4, 12);
+}
+
+GRADED_TEST(Pipeline, RejectsBadArguments, 1, "0 streams or 0 chunks is an std::invalid_argument") {
+    const pinned_input in(16, "host_in");
+    pinned_output out(16);
+    for (const auto& [streams, chunks] : {std::pair{0, 4}, std::pair{4, 0}, std::pair{-1, 4}}) {
+        SCOPED_TRACE(fmt::format("{} streams, {} chunks", streams, chunks));
+        expect_invalid_argument([&] { lesson05::pipelined_transform(in.data(), out.data(), 16, streams, chunks); },
+                                "",
+                                "returned normally: a pipeline needs at least one stream and one chunk, "
+                                "throw std::invalid_argument otherwise");
+    }
+}
+
+GRADED_TEST(Pinned, PageableRejected, 2, "pageable host memory is refused, with the reason and the fix") {
+    constexpr std::size_t n = 4096;
+    const pinned_input in(n, "host_in");
+    pinned_output out(n);
+    std::vector<float> pageable_in = in.values, pageable_out(n);
+    const auto accepted = [](const char* name) {
+        return fmt::format(
+            "pipelined_transform accepted pageable host memory as {}, from a std::vector. Copies "
+            "from pageable memory are staged through a driver buffer and do not overlap with "
+            "kernels: the pipeline silently runs serially. Ask cudaPointerGetAttributes: pinned "
+            "memory reports cudaMemoryTypeHost, pageable cudaMemoryTypeUnregistered; throw "
+            "std::invalid_argument naming the fix (course::pinned_array or cudaHostRegister).",
+            name);
+    };
+    {
+        SCOPED_TRACE("host_in pageable");
+        expect_invalid_argument([&] { lesson05::pipelined_transform(pageable_in.data(), out.data(), n, 4, 8); },
+                                "host_in", accepted("host_in"));
+        EXPECT_TRUE(out.untouched()) << "host_out was written although host_in was refused: check both "
+                                        "pointers before queueing anything";
+    }
+    {
+        SCOPED_TRACE("host_out pageable");
+        expect_invalid_argument([&] { lesson05::pipelined_transform(in.data(), pageable_out.data(), n, 4, 8); },
+                                "host_out", accepted("host_out"));
+    }
+    try {
+        lesson05::pipelined_transform(pageable_in.data(), out.data(), n, 4, 8);
+    } catch (const std::invalid_argument& e) {
+        const std::string what = e.what();
+        EXPECT_NE(what.find("pinned"), std::string::npos)
+            << "the message should say that the memory must be pinned; it says: " << what;
+        EXPECT_TRUE(what.find("pinned_array") != std::string::npos ||
+                    what.find("cudaHostRegister") != std::string::npos ||
+                    what.find("cudaMallocHost") != std::string::npos)
+            << "the message should name the fix (course::pinned_array, cudaMallocHost or "
+               "cudaHostRegister); it says: "
+            << what;
+    } catch (const std::exception&) {
+        // already reported above
+    }
+}
+
+GRADED_TEST(Pinned, RegisteredAccepted, 1, "memory pinned with cudaHostRegister is accepted: 10,007 elements") {
+    constexpr std::size_t n = 10007;
+    const pinned_input in(n, "host_in");
+    registered_buffer host_in(n), host_out(n);
+    std::copy(in.values.begin(), in.values.end(), host_in.data());
+    std::fill(host_out.data(), host_out.data() + n, std::nanf(""));
+    lesson05::pipelined_transform(host_in.data(), host_out.data(), n, 3, 5);
+    const course::comparison c = course::compare(host_out.data(), reference(in.values.data(), n).data(), n,
+                                                 kepler_tolerance);
+    EXPECT_TRUE(c.ok()) << (c.examples.empty() ? std::string{} : describe_mismatch(c.examples.front()))
+                        << "\n" << c.summary();
+}
+
+GRADED_PERF_TEST(PipelinePerf, FourStreamsOverlap, 3,
+                 "256 MiB: 4 streams at least 1.3x faster than the serial version") {
+    const course::device_properties device = course::query_device();
+    if (device.copy_engines < 2)
+        GTEST_SKIP() << fmt::format(
+            "{} has {} copy engine(s) (asyncEngineCount): copies to and from the GPU cannot run at "
+            "the same time here, so the pipeline's speed-up is not graded on this GPU",
+            device.summary(), device.copy_engines);
+
+    // 256 MiB each way where the GPU has room (one full copy for the serial version).
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t n = std::min<std::size_t>(std::size_t{1} << 26, free_bytes / 4 / sizeof(float));
+    constexpr int streams = 4, chunks = 16;
+    course::pinned_array<float> in(n), out(n);
+    for (std::size_t i = 0; i < n; ++i) in[i] = static_cast<float>(i % 2001) / 1000.0f - 1.0f;
+
+    const auto time_ms = [](const std::function<void()>& run) {
+        const auto start = std::chrono::steady_clock::now();
+        run();  // both versions return only when host_out holds the result
+        return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    };
+    const auto serial = [&] { lesson05::serial_transform(in.data(), out.data(), n); };
+    const auto pipelined = [&] { lesson05::pipelined_transform(in.data(), out.data(), n, streams, chunks); };
+    serial();  // warm-up: kernel loading, first touches
+    pipelined();
+    std::vector<double> serial_ms, pipelined_ms;
+    for (int rep = 0; rep < 5; ++rep) {  // interleaved, so that drifts hit both alike
+        serial_ms.push_back(time_ms(serial));
+        pipelined_ms.push_back(time_ms(pipelined));
+    }
+    const double s = median(serial_ms), p = median(pipelined_ms);
+    const double speedup = s / p;
+    RecordProperty("serial_ms", fmt::format("{:.3f}", s));
+    RecordProperty("pipelined_ms", fmt::format("{:.3f}", p));
+    RecordProperty("speedup", fmt::format("{:.2f}", speedup));
+    EXPECT_GE(speedup, 1.3) << fmt::format(
+        "{} MiB through copy in, kernel and copy out: serial {:.2f} ms, pipelined with {} streams and "
+        "{} chunks {:.2f} ms, only {:.2f}x faster; 1.3x is needed (this GPU has {} copy engines, so "
+        "copies in, copies out and kernels of different chunks can all run at once).\n"
+        "The pipeline is not overlapping. Is each chunk on stream c % num_streams? Are all three "
+        "steps cudaMemcpyAsync / launches with that stream argument? Does the loop avoid everything "
+        "that waits (cudaStreamSynchronize, cudaDeviceSynchronize, cudaMemcpy without Async, "
+        "cudaMalloc or cudaFree per chunk) until every chunk is queued?",
+        n * sizeof(float) >> 20, s, streams, chunks, p, speedup, device.copy_engines);
+}
