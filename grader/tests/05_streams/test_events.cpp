@@ -147,6 +147,12 @@ GRADED_TEST(Dependency, ConsumerWaitsForProducer, 3,
     course::stream a, b;
     course::event marker(cudaEventDisableTiming);  // a dependency needs no timestamps
     course::device_array<int> buffer(n), seen(n);
+    // Launch both kernels once first. CUDA loads a kernel's code on its first
+    // launch (lazy loading), and that load waits for the GPU to go idle: it
+    // would make stream B wait for stream A even without a dependency.
+    lesson05_tests::launch_slow_fill(a, buffer.view(), 0, 0ms);
+    lesson05_tests::launch_copy(b, buffer.view(), seen.view());
+    CUDA_CHECK(cudaDeviceSynchronize());
     buffer.fill_bytes(0);   // what the consumer sees if it runs too early
     seen.fill_bytes(0xFF);  // -1: what stays if the consumer never runs
     // fill_bytes queues on the legacy default stream, which a and b (created

@@ -1,0 +1,337 @@
+// Graded tests for lesson03, part 2: the driver API on the GPU. Each test
+// reaches the driver through lesson03::driver() (the runtime finds it), so
+// this program starts, and skips these tests, on a machine with no driver.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "course/benchmark.hpp"
+#include "course/compare.hpp"
+#include "course/device_info.hpp"
+#include "course/driver_error.hpp"
+#include "course/error.hpp"
+#include "course/random.hpp"
+#include "course/temp_dir.hpp"
+#include "course/testing/expect.hpp"
+#include "course/testing/graded.hpp"
+#include "driver_api.hpp"
+#include "nvrtc_compile.hpp"
+#include "saxpy_driver.hpp"
+
+namespace {
+
+namespace fs = std::filesystem;
+using namespace course::testing;
+
+// a*x and +y are each rounded to float: at most an ulp of error on values
+// up to |a*x| + |y| <= 3 here. 1e-6 relative plus 1e-6 absolute leaves room
+// for that and catches any wrong formula.
+constexpr course::tolerance saxpy_tolerance{1e-6, 1e-6};
+
+std::vector<double> reference(float a, const std::vector<float>& x, const std::vector<float>& y) {
+    std::vector<double> expected(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) expected[i] = double{a} * x[i] + y[i];
+    return expected;
+}
+
+CUdeviceptr address(course::device_span<const float> span) {
+    return reinterpret_cast<CUdeviceptr>(span.data());
+}
+CUdeviceptr address(course::device_span<float> span) { return reinterpret_cast<CUdeviceptr>(span.data()); }
+
+// saxpy compiled to a CUBIN for this GPU and loaded in the primary context:
+// what the launch tests need. Members are built in order: context first.
+struct loaded_saxpy {
+    lesson03::primary_context context{0};
+    lesson03::loaded_module module{lesson03::compile_to_cubin(
+        lesson03::saxpy_source, "saxpy.cu", {"--fmad=false", "-arch=" + context.arch()})};
+    lesson03::kernel_function function = module.function("saxpy");
+};
+
+// Launches the student's launch_saxpy on poisoned, guarded output and checks
+// everything a right answer implies.
+void check_launch(std::size_t n, unsigned threads) {
+    SCOPED_TRACE(fmt::format("launch_saxpy: n = {}, {} threads per block", n, threads));
+    const loaded_saxpy saxpy;
+    const float a = 2.0f;
+    const auto x = random_input(n, "x");
+    const auto y = random_input(n, "y");
+    guarded_output<float> out(n);
+
+    lesson03::launch_saxpy(saxpy.function, a, address(x.view()), address(y.view()), address(out.view()),
+                           n, threads, nullptr);
+    CUDA_CHECK(cudaDeviceSynchronize());
+
+    expect_matches(out, reference(a, x.host, y.host), saxpy_tolerance, launch_1d{threads});
+    expect_guard_untouched(out);
+    expect_unchanged(x);
+    expect_unchanged(y);
+}
+
+// saxpy_driver allocates its own output, so it cannot be poisoned: a result
+// is read by the pattern its wrong elements make.
+void expect_saxpy_result(const std::vector<float>& out, const std::vector<double>& expected,
+                         unsigned threads) {
+    if (out.size() != expected.size()) {
+        ADD_FAILURE() << fmt::format("saxpy_driver returned {} elements for inputs of {}",
+                                     course::with_commas(out.size()), course::with_commas(expected.size()));
+        return;
+    }
+    const course::comparison c = course::compare(out, expected, saxpy_tolerance);
+    if (c.ok()) return;
+    const std::size_t n = out.size();
+    const std::size_t whole_blocks = n / threads * threads;
+    std::string message = describe_mismatch(c.examples.front());
+    if (c.wrong > 1) message += "\n" + c.summary();
+    if (c.wrong == n)
+        message += "\nno element is right: was the kernel launched (and checked), and was `out` "
+                   "copied back and the stream synchronised before returning?";
+    else if (c.first_wrong == whole_blocks && c.wrong == n - whole_blocks)
+        message += fmt::format(
+            "\nexactly the last, partial block is wrong: {} elements need {} blocks of {}, so round "
+            "the grid up: blocks = (n + threads - 1) / threads",
+            course::with_commas(n), (n + threads - 1) / threads, threads);
+    else if (c.wrong == n - c.first_wrong)
+        message += fmt::format("\nevery element from {} on is wrong: does the grid cover all {}?",
+                               course::with_commas(c.first_wrong), course::with_commas(n));
+    ADD_FAILURE() << message;
+}
+
+void check_saxpy_driver(std::size_t n, unsigned threads, bool use_cache = true) {
+    SCOPED_TRACE(fmt::format("saxpy_driver: n = {}, {} threads per block, {}", n, threads,
+                             use_cache ? "CUBIN from the kernel cache" : "PTX, no cache"));
+    const course::temp_dir scratch("lesson03-test");
+    lesson03::saxpy_options options;
+    options.threads_per_block = threads;
+    options.cache_dir = use_cache ? scratch / "kernels" : fs::path();
+    const float a = 2.0f;  // the seed's
+    // Inputs differ from call to call (the size is in the name), so a buffer
+    // that happens to hold an earlier call's result cannot pass for this one.
+    const auto x = course::random_floats(n, course::derive_seed(seed(), fmt::format("x{}", n).c_str()));
+    const auto y = course::random_floats(n, course::derive_seed(seed(), fmt::format("y{}", n).c_str()));
+
+    const std::vector<float> out = lesson03::saxpy_driver(a, x, y, options);
+    expect_saxpy_result(out, reference(a, x, y), threads);
+}
+
+double median(std::vector<double> values) {
+    std::sort(values.begin(), values.end());
+    return values[values.size() / 2];
+}
+
+template <class Fn>
+double milliseconds_of(Fn&& fn) {
+    const auto start = std::chrono::steady_clock::now();
+    fn();
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+// --- Step 2: handles -----------------------------------------------------------
+
+GRADED_TEST(Driver, ContextIsCurrent, 1, "primary_context is current while it lives and knows the GPU") {
+    const lesson03::driver_api& cu = lesson03::driver();
+    const course::device_properties device = course::query_device(0);
+    CUcontext before = nullptr;
+    CU_CHECK(cu.cuCtxGetCurrent(&before));
+    {
+        const lesson03::primary_context context(0);
+        CUcontext now = nullptr;
+        CU_CHECK(cu.cuCtxGetCurrent(&now));
+        ASSERT_NE(context.get(), nullptr) << "primary_context holds no context: cuDevicePrimaryCtxRetain";
+        EXPECT_EQ(now, context.get()) << "the primary context is not this thread's current context: "
+                                         "make it current with cuCtxPushCurrent";
+        EXPECT_EQ(context.arch(), device.arch())
+            << "the compute capability should come from the device (cuDeviceGetAttribute with "
+               "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR), never be written in";
+    }
+    CUcontext after = nullptr;
+    CU_CHECK(cu.cuCtxGetCurrent(&after));
+    EXPECT_EQ(after, before) << "after the primary_context is gone, this thread's current context "
+                                "should be what it was before: pop in the destructor what the "
+                                "constructor pushed (cuCtxPopCurrent)";
+}
+
+GRADED_TEST(Driver, WrongKernelName, 1, "asking for a kernel that is not there names it in the error") {
+    const lesson03::primary_context context(0);
+    const lesson03::loaded_module module(lesson03::compile_to_ptx(
+        lesson03::saxpy_source, "saxpy.cu", {"--gpu-architecture=" + context.virtual_arch()}));
+    EXPECT_NE(module.function("saxpy").get(), nullptr) << "the module's saxpy came back null";
+    try {
+        module.function("saxpi");
+        ADD_FAILURE() << "module.function(\"saxpi\") returned, but the module has no such kernel: "
+                         "check cuModuleGetFunction's status";
+    } catch (const course::cuda_error& e) {
+        EXPECT_EQ(e.code(), CUDA_ERROR_NOT_FOUND)
+            << "expected CUDA_ERROR_NOT_FOUND, got " << e.code_name() << ": " << e.what();
+        if (std::string(e.what()).find("saxpi") == std::string::npos)
+            ADD_FAILURE() << "the error does not say which kernel was missing; \"named symbol not found\" alone "
+               "leaves the reader guessing. Put the name in the message. It was:\n"
+            << e.what();
+    }
+}
+
+// --- Step 3: launch ------------------------------------------------------------
+
+GRADED_TEST(Launch, PartialLastBlock, 2, "n not a multiple of the block (129/128, 3585/512, 1000/256)") {
+    check_launch(129, 128);
+    check_launch(3585, 512);
+    check_launch(1000, 256);
+}
+
+GRADED_TEST(Launch, EmptyLaunchesNothing, 1, "n = 0 launches nothing and writes nothing") { check_launch(0, 512); }
+
+GRADED_TEST(Launch, BadBlockSizeReported, 1, "2048 threads per block is reported as a driver error") {
+    const loaded_saxpy saxpy;
+    const auto x = random_input(4096, "x");
+    const auto y = random_input(4096, "y");
+    guarded_output<float> out(4096);
+    try {
+        lesson03::launch_saxpy(saxpy.function, 2.0f, address(x.view()), address(y.view()),
+                               address(out.view()), 4096, 2048, nullptr);
+        cudaDeviceSynchronize();
+        ADD_FAILURE() << "a launch with 2048 threads per block returned normally, but no GPU runs "
+                         "blocks of more than 1024 threads: check cuLaunchKernel's status (CU_CHECK)";
+    } catch (const course::cuda_error& e) {
+        EXPECT_EQ(e.api(), "driver") << "expected the driver's error from cuLaunchKernel, got " << e.what();
+        EXPECT_EQ(e.code_name().rfind("CUDA_ERROR_", 0), 0u)
+            << "the error should carry the driver's name for the status (CU_CHECK looks it up), got "
+            << e.what();
+    }
+}
+
+// --- Step 4: the whole program -------------------------------------------------
+
+GRADED_TEST(SaxpyDriver, SingleElement, 1, "n = 1") { check_saxpy_driver(1, 512); }
+
+GRADED_TEST(SaxpyDriver, NotMultipleOfBlock, 2, "n not a multiple of the block (51,237/512, 1,000/128)") {
+    check_saxpy_driver(512 * 100 + 37, 512);
+    check_saxpy_driver(1000, 128);
+}
+
+GRADED_TEST(SaxpyDriver, Large, 2, "the seed's size: 512 x 32768 elements") {
+    check_saxpy_driver(std::size_t{512} * 32768, 512);
+}
+
+GRADED_TEST(SaxpyDriver, WithoutCache, 1, "no cache directory: PTX from NVRTC, as the seed does") {
+    check_saxpy_driver(4097, 512, /*use_cache=*/false);
+}
+
+GRADED_TEST(SaxpyDriver, UsesCache, 1, "with a cache directory, saxpy is compiled once and then read") {
+    const course::temp_dir scratch("lesson03-test");
+    lesson03::saxpy_options options;
+    options.cache_dir = scratch / "kernels";
+    const std::vector<float> x(1000, 1.0f), y(1000, 0.5f);
+    for (int run = 0; run < 2; ++run) {
+        const std::vector<float> out = lesson03::saxpy_driver(2.0f, x, y, options);
+        expect_saxpy_result(out, reference(2.0f, x, y), options.threads_per_block);
+    }
+    std::size_t files = 0;
+    if (fs::is_directory(options.cache_dir))
+        for (const auto& item : fs::directory_iterator(options.cache_dir)) files += item.is_regular_file();
+    EXPECT_EQ(files, 1u) << "after two calls the cache directory should hold exactly one entry (the "
+                            "CUBIN of saxpy for this GPU): does saxpy_driver compile through "
+                            "kernel_cache(options.cache_dir) when cache_dir is not empty?";
+}
+
+GRADED_TEST(SaxpyDriver, ReleasesResources, 2, "50 calls leave free device memory as it was") {
+    const course::temp_dir scratch("lesson03-test");
+    lesson03::saxpy_options options;
+    options.cache_dir = scratch / "kernels";
+    const std::size_t n = std::size_t{1} << 22;  // 16 MiB a buffer
+    const auto x = course::random_floats(n, course::derive_seed(seed(), "x"));
+    const auto y = course::random_floats(n, course::derive_seed(seed(), "y"));
+    CUDA_CHECK(cudaFree(nullptr));             // the runtime holds the primary context from here on
+    lesson03::saxpy_driver(2.0f, x, y, options);  // the first call compiles and fills the cache
+
+    const auto free_mib = [] {
+        std::size_t free_bytes = 0, total_bytes = 0;
+        CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+        return static_cast<double>(free_bytes) / (1 << 20);
+    };
+    // Memory is measured three times. A leak makes it fall in both halves;
+    // another program that happens to allocate at the same time rarely does.
+    // The bound leaves room for tools such as compute-sanitizer, which keep
+    // some memory of their own, and is still a quarter of one leaked buffer a
+    // call.
+    const double before = free_mib();
+    for (int i = 0; i < 25; ++i) lesson03::saxpy_driver(2.0f, x, y, options);
+    const double middle = free_mib();
+    for (int i = 0; i < 25; ++i) lesson03::saxpy_driver(2.0f, x, y, options);
+    const double after = free_mib();
+    const double tolerance_mib = 100;  // over 25 calls
+    if (before - middle > tolerance_mib && middle - after > tolerance_mib)
+        ADD_FAILURE() << fmt::format(
+            "free device memory fell by {:.0f} MiB over 25 calls and by {:.0f} MiB over the next "
+            "25, about {:.1f} MiB a call (each of x, y and out is 16 MiB): something allocated "
+            "with cuMemAlloc is never freed. Let device_buffer own every allocation, and have its "
+            "deleter call cuMemFree.",
+            before - middle, middle - after, (before - after) / 50);
+}
+
+// --- Performance ---------------------------------------------------------------
+
+GRADED_PERF_TEST(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an NVRTC compile") {
+    const course::temp_dir scratch("lesson03-test");
+    const std::string arch = course::query_device(0).arch();
+    const std::vector<std::string> options = {"--fmad=false"};
+    std::vector<double> compile_ms, hit_ms;
+    for (int i = 0; i < 5; ++i)
+        compile_ms.push_back(milliseconds_of([&] {
+            lesson03::compile_to_cubin(lesson03::saxpy_source, "saxpy.cu", {"--fmad=false", "-arch=" + arch});
+        }));
+    lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch);
+    for (int i = 0; i < 21; ++i) {
+        bool hit = false;
+        hit_ms.push_back(milliseconds_of([&] {
+            // A new kernel_cache each time, as a new start of the program would make.
+            hit = lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch).hit;
+        }));
+        ASSERT_TRUE(hit) << "the lookup after storing was not a hit";
+    }
+    const double compile = median(compile_ms), lookup = median(hit_ms);
+    RecordProperty("nvrtc_ms", std::to_string(compile));
+    RecordProperty("cache_hit_ms", std::to_string(lookup));
+    EXPECT_LT(lookup, 0.10 * compile) << fmt::format(
+        "a cache hit took {:.3f} ms, {:.0f}% of compiling with NVRTC ({:.2f} ms); under 10% is "
+        "needed. A hit should only read one file and check it: is something compiled, or the "
+        "whole directory read, on the way?",
+        lookup, 100 * lookup / compile, compile);
+}
+
+GRADED_PERF_TEST(SaxpyDriver, Bandwidth, 1, "launch_saxpy reaches >= 60% of this GPU's copy bandwidth") {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    const std::size_t n = std::min<std::size_t>(std::size_t{1} << 26, free_bytes / 4 / 3 / sizeof(float));
+    const loaded_saxpy saxpy;
+    course::device_array<float> x(n), y(n), out(n);
+    x.fill_bytes(0);
+    y.fill_bytes(0);
+
+    course::benchmark_options options;
+    options.name = "saxpy (driver API)";
+    options.repeat = 20;
+    options.bytes = 3.0 * n * sizeof(float);  // two reads, one write
+    const auto result = course::benchmark(
+        [&](cudaStream_t s) {
+            lesson03::launch_saxpy(saxpy.function, 2.0f, reinterpret_cast<CUdeviceptr>(x.data()),
+                                   reinterpret_cast<CUdeviceptr>(y.data()),
+                                   reinterpret_cast<CUdeviceptr>(out.data()), n, 512, s);
+        },
+        options);
+    const double copy = course::measured_copy_bandwidth_gbps(n * sizeof(float));
+    const double share = result.gigabytes_per_second() / copy;
+    RecordProperty("bandwidth_gbps", std::to_string(result.gigabytes_per_second()));
+    EXPECT_GE(share, 0.60) << fmt::format(
+        "{:.0f} GB/s is {:.0f}% of this GPU's measured copy bandwidth ({:.0f} GB/s); 60% is needed. "
+        "The kernel is given, so look at the launch: enough blocks to cover n, and nothing that "
+        "waits (no synchronisation inside launch_saxpy).",
+        result.gigabytes_per_second(), 100 * share, copy);
+}
