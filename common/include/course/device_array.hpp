@@ -3,6 +3,10 @@
 // device memory is never implicit), uninitialised unless you ask, and with no
 // host-side operator[]: reading device memory from the host is a copy, so it
 // is spelled as one (to_host, copy_from). Kernels get a device_span from view().
+//
+// The memory comes from cudaMalloc unless a course::memory_resource is given
+// (lesson04's pool, say): device_array<float> a(n, pool, stream) takes it from
+// the pool for work on `stream` and gives it back there when `a` dies.
 #include <cuda_runtime_api.h>
 
 #include <cstddef>
@@ -11,12 +15,30 @@
 
 #include "course/device_span.hpp"
 #include "course/error.hpp"
+#include "course/memory_resource.hpp"
 
 namespace course {
 
 namespace detail {
-struct cuda_free {
-    void operator()(void* p) const noexcept { cudaFree(p); }  // destructors never throw
+// Gives memory back where it came from: cudaFree without a resource, else the
+// resource's deallocate on the stream the array was made for.
+struct device_free {
+    memory_resource* resource = nullptr;
+    std::size_t bytes = 0;
+    cudaStream_t stream = nullptr;
+
+    void operator()(void* p) const noexcept {  // destructors never throw
+        if (!resource) {
+            cudaFree(p);
+            return;
+        }
+        try {
+            resource->deallocate(p, bytes, stream);
+        } catch (...) {
+            // Destructors never throw; a resource that refuses its own
+            // pointer has a bug that its own tests must catch.
+        }
+    }
 };
 }  // namespace detail
 
@@ -33,6 +55,17 @@ public:
         void* raw = nullptr;
         CUDA_CHECK(cudaMalloc(&raw, size * sizeof(T)));
         memory_.reset(static_cast<T*>(raw));
+    }
+
+    // `size` uninitialised elements from `resource`, for work on `stream`;
+    // given back to `resource` on `stream` when the array dies, so the
+    // resource must outlive the array.
+    device_array(std::size_t size, memory_resource& resource, cudaStream_t stream = nullptr)
+        : size_(size) {
+        if (size == 0) return;
+        void* raw = resource.allocate(size * sizeof(T), stream);
+        memory_ = std::unique_ptr<T, detail::device_free>(
+            static_cast<T*>(raw), detail::device_free{&resource, size * sizeof(T), stream});
     }
 
     static device_array from_host(const T* host, std::size_t size) {
@@ -79,7 +112,7 @@ public:
     bool empty() const noexcept { return size_ == 0; }
 
 private:
-    std::unique_ptr<T, detail::cuda_free> memory_;
+    std::unique_ptr<T, detail::device_free> memory_;
     std::size_t size_ = 0;
 };
 
