@@ -3,13 +3,10 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <algorithm>
-
-#include "course/benchmark.hpp"
-#include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/testing/expect.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/performance.hpp"
 #include "vecadd.cuh"
 
 namespace {
@@ -89,44 +86,21 @@ GRADED_TEST(VecAdd, RejectsTooManyThreads, 1, "block size 2048 is reported as an
     const auto a = random_input(4096, "a");
     const auto b = random_input(4096, "b");
     guarded_output<float> c(4096);
-    try {
-        lesson01::vecadd(a.view(), b.view(), c.view(), 2048);
-        cudaDeviceSynchronize();
-        ADD_FAILURE() << "vecadd with 2048 threads per block returned normally, but no GPU runs "
-                         "blocks of more than 1024 threads: the launch failed and nobody noticed.\n"
-                         "Check every launch with CUDA_CHECK(cudaGetLastError()).";
-    } catch (const course::cuda_error& e) {
-        // The runtime names this launch cudaErrorInvalidConfiguration or, in
-        // CUDA 13, cudaErrorInvalidValue; either is the launch being refused.
-        EXPECT_TRUE(e.code() == cudaErrorInvalidConfiguration || e.code() == cudaErrorInvalidValue)
-            << "expected the launch to be refused (cudaErrorInvalidConfiguration or "
-               "cudaErrorInvalidValue), got "
-            << e.what();
-    }
+    expect_launch_refused([&] { lesson01::vecadd(a.view(), b.view(), c.view(), 2048); },
+                          "vecadd with 2048 threads per block");
 }
 
 GRADED_PERF_TEST(VecAdd, Bandwidth, 2, "bandwidth >= 60% of this GPU's copy bandwidth") {
-    // As large as fits comfortably: at least 2^26 elements where memory allows,
-    // so the timing is dominated by memory traffic, not launch overhead.
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t n = std::min<std::size_t>(std::size_t{1} << 27, free_bytes / 4 / 3 / sizeof(float));
+    // As large as fits comfortably, up to 2^27 elements, so the timing is
+    // dominated by memory traffic, not launch overhead.
+    const std::size_t n = elements_that_fit(std::size_t{1} << 27, 3, sizeof(float));
     course::device_array<float> a(n), b(n), c(n);
     a.fill_bytes(0);
     b.fill_bytes(0);
-
-    course::benchmark_options options;
-    options.name = "vecadd";
-    options.repeat = 20;
-    options.bytes = 3.0 * n * sizeof(float);  // two reads, one write
-    const auto result = course::benchmark(
-        [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); }, options);
-    const double copy = course::measured_copy_bandwidth_gbps(n * sizeof(float));
-    const double share = result.gigabytes_per_second() / copy;
-    RecordProperty("bandwidth_gbps", std::to_string(result.gigabytes_per_second()));
-    EXPECT_GE(share, 0.60) << fmt::format(
-        "{:.0f} GB/s is {:.0f}% of this GPU's measured copy bandwidth ({:.0f} GB/s); 60% is needed.\n"
-        "A memory-bound kernel should move data nearly as fast as a copy: make consecutive "
-        "threads touch consecutive elements, and launch enough blocks to fill the GPU.",
-        result.gigabytes_per_second(), 100 * share, copy);
+    expect_bandwidth_share(
+        "vecadd", [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); },
+        3.0 * n * sizeof(float),  // two reads, one write
+        n * sizeof(float), 0.60,
+        "A memory-bound kernel should move data nearly as fast as a copy: make consecutive threads "
+        "touch consecutive elements, and launch enough blocks to fill the GPU.");
 }

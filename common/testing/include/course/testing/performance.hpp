@@ -1,0 +1,29 @@
+#pragma once
+// Checks shared by the lessons' graded tests: a memory-bound kernel judged
+// against this GPU's own copy bandwidth, and a launch the GPU must refuse.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <functional>
+#include <string>
+
+namespace course::testing {
+
+// How many elements of `element_bytes` each fit in `arrays` arrays while
+// leaving three quarters of the free device memory alone, capped at `most`.
+std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_bytes);
+
+// Times `work` (it queues GPU work on the stream it is given; `bytes` is what
+// one call reads plus writes) and fails unless it reaches `min_share` of the
+// device-to-device copy bandwidth measured on this GPU with buffers of
+// `copy_bytes`. `advice` says what usually costs the speed.
+void expect_bandwidth_share(const std::string& name, const std::function<void(cudaStream_t)>& work,
+                            double bytes, std::size_t copy_bytes, double min_share,
+                            const std::string& advice);
+
+// Calls `launch` (which launches with a configuration no GPU accepts, such as
+// more than 1024 threads in a block) and fails unless it throws the runtime's
+// refusal as a course::cuda_error. `what` describes the call for the message.
+void expect_launch_refused(const std::function<void()>& launch, const std::string& what);
+
+}  // namespace course::testing

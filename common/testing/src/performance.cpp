@@ -1,0 +1,54 @@
+#include "course/testing/performance.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "course/benchmark.hpp"
+#include "course/device_info.hpp"
+#include "course/error.hpp"
+
+namespace course::testing {
+
+std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_bytes) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return std::min(most, free_bytes / 4 / static_cast<std::size_t>(arrays) / element_bytes);
+}
+
+void expect_bandwidth_share(const std::string& name, const std::function<void(cudaStream_t)>& work,
+                            double bytes, std::size_t copy_bytes, double min_share,
+                            const std::string& advice) {
+    benchmark_options options;
+    options.name = name;
+    options.repeat = 20;
+    options.bytes = bytes;
+    const benchmark_result result = benchmark(work, options);
+    const double copy = measured_copy_bandwidth_gbps(copy_bytes);
+    const double share = result.gigabytes_per_second() / copy;
+    ::testing::Test::RecordProperty("bandwidth_gbps", std::to_string(result.gigabytes_per_second()));
+    EXPECT_GE(share, min_share) << fmt::format(
+        "{:.0f} GB/s is {:.0f}% of this GPU's measured copy bandwidth ({:.0f} GB/s); {:.0f}% is "
+        "needed.\n{}",
+        result.gigabytes_per_second(), 100 * share, copy, 100 * min_share, advice);
+}
+
+void expect_launch_refused(const std::function<void()>& launch, const std::string& what) {
+    try {
+        launch();
+        cudaDeviceSynchronize();
+        ADD_FAILURE() << what << " returned normally, but no GPU runs blocks of more than 1024 "
+                                 "threads: the launch failed and nobody noticed.\n"
+                                 "Check every launch with CUDA_CHECK(cudaGetLastError()).";
+    } catch (const cuda_error& e) {
+        // CUDA 12 calls this launch cudaErrorInvalidConfiguration, CUDA 13
+        // cudaErrorInvalidValue; either is the launch being refused.
+        EXPECT_TRUE(e.code() == cudaErrorInvalidConfiguration || e.code() == cudaErrorInvalidValue)
+            << "expected the launch to be refused (cudaErrorInvalidConfiguration or "
+               "cudaErrorInvalidValue), got "
+            << e.what();
+    }
+}
+
+}  // namespace course::testing
