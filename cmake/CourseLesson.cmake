@@ -5,6 +5,9 @@
 #   [BENCH  bench_vecadd.cu]       # in grader/bench/<NN_name>
 #   [LIBS   CUDA::cudart ...]      # what the implementation links
 #   [ALIASES vecadd ...]           # extra names `grader run` accepts
+#   [BASELINES BM_copy ...]        # benchmarks that measure a reference (a copy,
+#                                  # cuBLAS, CUB), not the student's code:
+#                                  # `grader bench --impl baseline` runs these
 #   [MUTANTS name ...])            # known-wrong versions in grader/mutants/<NN_name>/<name>
 #
 # Creates, for lesson NN:
@@ -14,7 +17,7 @@
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
 # and records the lesson in build/course_manifest.json for the grader.
 function(course_add_lesson dir)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "course_add_lesson: '${dir}' must look like NN_name")
   endif()
@@ -114,11 +117,15 @@ function(course_add_lesson dir)
   list(TRANSFORM L_SOURCES PREPEND "\"" OUTPUT_VARIABLE sources_json)
   list(TRANSFORM sources_json APPEND "\"")
   list(JOIN sources_json ", " sources_json)
+  list(TRANSFORM L_BASELINES PREPEND "\"" OUTPUT_VARIABLE baselines_json)
+  list(TRANSFORM baselines_json APPEND "\"")
+  list(JOIN baselines_json ", " baselines_json)
   set_property(GLOBAL APPEND PROPERTY COURSE_MANIFEST_LESSONS
 "    {
       \"id\": \"${id}\", \"number\": ${number}, \"dir\": \"${dir}\", \"slug\": \"${slug}\",
       \"title\": \"${L_TITLE}\", \"aliases\": [${aliases_json}],
       \"lesson_dir\": \"${lesson_dir}\", \"sources\": [${sources_json}],
+      \"baselines\": [${baselines_json}],
       \"variants\": {${manifest_variants}
       }
     }")

@@ -7,12 +7,12 @@
 #include <iostream>
 #include <random>
 
+#include "attempt.hpp"
 #include "build.hpp"
 #include "commands.hpp"
 #include "context.hpp"
 #include "grade.hpp"
 #include "formats.hpp"
-#include "progress.hpp"
 
 namespace grader {
 
@@ -22,19 +22,6 @@ std::string render(const lesson_report& report, const std::string& format, bool 
     if (format == "gradescope") return format_gradescope(report);
     if (format == "junit") return format_junit(report);
     return format_text(report, {color, true});
-}
-
-// -o must never overwrite the course's own files, least of all the student's.
-void check_output_path(const manifest& m, const fs::path& output) {
-    std::error_code ec;
-    const fs::path target = fs::weakly_canonical(fs::absolute(output), ec);
-    for (const char* protected_dir : {"exercises", "solutions", "lessons", "common", "grader"}) {
-        const fs::path dir = fs::weakly_canonical(m.source_dir / protected_dir, ec);
-        const auto rel = target.lexically_relative(dir);
-        if (!rel.empty() && *rel.begin() != "..")
-            throw user_error(usage_error, fmt::format("refusing to write {}: it is inside the course's {}/ folder. "
-                                                      "Choose another path for -o.", output.string(), protected_dir));
-    }
 }
 
 unsigned long long fresh_seed() { return std::random_device{}() % 100000; }
@@ -67,8 +54,7 @@ int cmd_run(const common_args& common, const run_args& args) {
         if (text_to_terminal) std::cout << fmt::format("building {} ({})...\n", lesson.id, variant_name) << std::flush;
         const build_result built = build_targets(m, {variant->tests_target});
         if (!built.ok) {
-            std::cout << fmt::format("\n{} does not compile, so no tests ran.\n\n  {}\n\nfull log: {}\n", lesson.id,
-                                     built.digest, built.log.string());
+            std::cout << compile_failure_text(lesson, built);
             return build_error;
         }
     }
@@ -87,11 +73,7 @@ int cmd_run(const common_args& common, const run_args& args) {
     if (text_to_terminal) std::cout << "\n" << format_text(report, {color, true});
     else std::cout << render(report, args.format, false);
 
-    if (variant_name == "exercise" && report.graded() && args.tests.empty()) {
-        progress_store progress(m.build_dir / "grader-progress.json");
-        if (!progress.warning().empty()) std::cerr << "grader: " << progress.warning() << "\n";
-        if (progress.record(lesson.id, report.score(), report.max_score())) progress.save();
-    }
+    if (args.tests.empty()) remember_score(m, report, std::cerr);  // a partial run is no score
 
     if (report.count(test_status::skipped) > 0) return not_graded;
     return report.score() == report.max_score() ? all_passed : some_failed;

@@ -30,7 +30,30 @@ struct verify_args {
     bool build = true;
 };
 
+struct bench_args {
+    std::string lesson;
+    std::vector<std::string> impls = {"exercise", "baseline"};  // exercise, solution, baseline
+    std::vector<std::string> sizes;        // "1e8", "2^28": only these problem sizes
+    std::vector<std::string> block_sizes;  // only these threads per block
+    std::string filter;                    // a regular expression on benchmark names
+    int repetitions = 3;
+    double min_time_s = 0.1;               // per repetition
+    int timeout_s = 1800;                  // per benchmark program
+    std::optional<std::filesystem::path> output;
+    bool build = true;
+};
+
+struct plot_args {
+    std::filesystem::path input;           // a `grader bench` file
+    std::optional<std::filesystem::path> output;  // .png, .svg or .pdf
+    std::string kind = "auto";             // time, bandwidth, gflops, speedup, timeline
+    std::vector<std::string> families;     // only these benchmark families
+    std::string baseline;                  // speedup: relative to this family
+};
+
 int cmd_list(const common_args& common);
+int cmd_bench(const common_args& common, const bench_args& args);
+int cmd_plot(const common_args& common, const plot_args& args);
 int cmd_verify(const common_args& common, const verify_args& args);
 int cmd_run(const common_args& common, const run_args& args);
 int cmd_hint(const common_args& common, const std::string& lesson, bool all);
@@ -41,5 +64,20 @@ struct hint {
 };
 std::vector<hint> parse_hints(const std::string& markdown);
 int cmd_doctor(const common_args& common);
+
+struct watch_args {
+    std::string lesson;                       // empty: the first lesson without full marks
+    bool manual = false;                      // no polling: Enter regrades (WSL, network mounts)
+    std::optional<unsigned long long> seed;   // fixed inputs for every regrade
+    int timeout_s = 60;                       // per test
+};
+int cmd_watch(const common_args& common, const watch_args& args);
+
+struct reset_args {
+    std::string lesson;
+    bool dry_run = false;  // say what would happen, change nothing
+    bool yes = false;      // do not ask, even on a terminal
+};
+int cmd_reset(const common_args& common, const reset_args& args);
 
 }  // namespace grader

@@ -28,4 +28,16 @@ const lesson_info& find_lesson(const manifest& m, const std::string& name) {
                                               name, m.valid_names()));
 }
 
+void check_output_path(const manifest& m, const fs::path& output) {
+    std::error_code ec;
+    const fs::path target = fs::weakly_canonical(fs::absolute(output), ec);
+    for (const char* protected_dir : {"exercises", "solutions", "lessons", "common", "grader"}) {
+        const fs::path dir = fs::weakly_canonical(m.source_dir / protected_dir, ec);
+        const auto rel = target.lexically_relative(dir);
+        if (!rel.empty() && *rel.begin() != "..")
+            throw user_error(usage_error, fmt::format("refusing to write {}: it is inside the course's {}/ folder. "
+                                                      "Choose another path for -o.", output.string(), protected_dir));
+    }
+}
+
 }  // namespace grader

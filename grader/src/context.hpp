@@ -18,4 +18,9 @@ struct user_error : std::runtime_error {
 manifest open_build(const std::optional<fs::path>& build_dir);
 const lesson_info& find_lesson(const manifest& m, const std::string& name);
 
+// -o must never overwrite the course's own files, least of all the student's:
+// throws a usage error when `output` lies inside exercises/, solutions/,
+// lessons/, common/ or grader/.
+void check_output_path(const manifest& m, const fs::path& output);
+
 }  // namespace grader

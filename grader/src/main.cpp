@@ -1,5 +1,5 @@
 // grader: builds and grades the course's CUDA exercises.
-//   grader list | run LESSON | hint LESSON | verify [LESSON...] | doctor
+//   grader list | run LESSON | hint LESSON | verify [LESSON...] | bench LESSON | plot FILE | doctor
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -43,6 +43,20 @@ int main(int argc, char** argv) {
     hint->add_option("lesson", hint_lesson, "lesson01, 1 or vecadd")->required();
     hint->add_flag("--all", all_hints, "show every hint seen so far again");
 
+    watch_args watch;
+    auto* watch_cmd = app.add_subcommand("watch", "regrade a lesson on every save; keys: h hint, n next lesson, r regrade, q quit");
+    watch_cmd->add_option("lesson", watch.lesson, "lesson01, 1 or vecadd (default: the first one without full marks)");
+    watch_cmd->add_flag("--manual", watch.manual, "do not watch files: press Enter to regrade (for WSL and network drives)");
+    watch_cmd->add_option("--seed", watch.seed, "seed for the random inputs of every regrade");
+    watch_cmd->add_option("--timeout", watch.timeout_s, "seconds a single test may run before it is stopped")
+        ->check(CLI::Range(1, 3600));
+
+    reset_args reset;
+    auto* reset_cmd = app.add_subcommand("reset", "put a lesson's skeleton back; your version is saved beside it as a .bak file");
+    reset_cmd->add_option("lesson", reset.lesson, "lesson01, 1 or vecadd")->required();
+    reset_cmd->add_flag("--dry-run", reset.dry_run, "show what would be saved and restored, change nothing");
+    reset_cmd->add_flag("-y,--yes", reset.yes, "do not ask for confirmation");
+
     verify_args verify;
     auto* verify_cmd = app.add_subcommand(
         "verify", "instructors: solutions get full marks, skeletons lose, known-wrong versions are caught");
@@ -52,6 +66,39 @@ int main(int argc, char** argv) {
     verify_cmd->add_flag("!--no-build", verify.build, "verify what is already built");
 
     auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder");
+
+    bench_args bench;
+    auto* bench_cmd = app.add_subcommand(
+        "bench", "time a lesson's kernels (GPU event time) and write a JSON file with the device's facts");
+    bench_cmd->add_option("lesson", bench.lesson, "lesson01, 1 or vecadd")->required();
+    bench_cmd->add_option("--impl", bench.impls, "what to time: exercise, solution, baseline (a copy, cuBLAS, CUB)")
+        ->delimiter(',')
+        ->capture_default_str();
+    bench_cmd->add_option("--sizes", bench.sizes, "only these problem sizes, e.g. 1e6,1e8 or 2^20")->delimiter(',');
+    bench_cmd->add_option("--block-sizes", bench.block_sizes, "only these threads per block, e.g. 128,256")
+        ->delimiter(',');
+    bench_cmd->add_option("--filter", bench.filter, "only benchmarks whose name matches this regular expression");
+    bench_cmd->add_option("--repetitions", bench.repetitions, "repetitions of each benchmark (the plots' spread)")
+        ->check(CLI::Range(1, 100))
+        ->capture_default_str();
+    bench_cmd->add_option("--min-time", bench.min_time_s, "seconds each repetition runs at least")
+        ->check(CLI::Range(0.001, 60.0))
+        ->capture_default_str();
+    bench_cmd->add_option("--timeout", bench.timeout_s, "seconds a benchmark program may run before it is stopped")
+        ->check(CLI::Range(1, 86400))
+        ->capture_default_str();
+    bench_cmd->add_option("-o,--output", bench.output, "the JSON file (default: build/bench/LESSON-DATE.json)");
+    bench_cmd->add_flag("!--no-build", bench.build, "time what is already built");
+
+    plot_args plot;
+    auto* plot_cmd = app.add_subcommand("plot", "draw a `grader bench` file (PNG, SVG or PDF) with matplotlib");
+    plot_cmd->add_option("file", plot.input, "a JSON file written by grader bench")->required();
+    plot_cmd->add_option("-o,--output", plot.output, "the picture: .png, .svg or .pdf (default: beside FILE)");
+    plot_cmd->add_option("--kind", plot.kind, "what to draw (auto picks from the file)")
+        ->check(CLI::IsMember({"auto", "time", "bandwidth", "gflops", "speedup", "timeline"}))
+        ->capture_default_str();
+    plot_cmd->add_option("--family", plot.families, "only these benchmark families, e.g. vecadd (repeatable)");
+    plot_cmd->add_option("--baseline", plot.baseline, "speedup: relative to this family (default: the slowest)");
 
     try {
         app.parse(argc, argv);
@@ -64,8 +111,12 @@ int main(int argc, char** argv) {
         if (*list) return cmd_list(common);
         if (*run_cmd) return cmd_run(common, run);
         if (*hint) return cmd_hint(common, hint_lesson, all_hints);
+        if (*watch_cmd) return cmd_watch(common, watch);
+        if (*reset_cmd) return cmd_reset(common, reset);
         if (*doctor) return cmd_doctor(common);
         if (*verify_cmd) return cmd_verify(common, verify);
+        if (*bench_cmd) return cmd_bench(common, bench);
+        if (*plot_cmd) return cmd_plot(common, plot);
     } catch (const user_error& e) {
         std::cerr << "grader: " << e.what() << "\n";
         return e.code;

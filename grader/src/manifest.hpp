@@ -28,6 +28,7 @@ struct lesson_info {
     std::vector<std::string> aliases;
     fs::path lesson_dir;
     std::vector<std::string> sources;
+    std::vector<std::string> baselines;  // benchmark names (prefixes) that measure a reference, not the lesson's code
     std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>"
 
     const variant_info* variant(const std::string& name) const;

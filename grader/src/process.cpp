@@ -128,6 +128,17 @@ exit_status child_process::wait() {
     return status_;
 }
 
+std::optional<exit_status> child_process::try_wait() {
+    if (reaped_) return status_;
+    int raw = 0;
+    const pid_t done = waitpid(pid_, &raw, WNOHANG);
+    if (done != pid_) return std::nullopt;
+    reaped_ = true;
+    if (WIFSIGNALED(raw)) status_ = {true, WTERMSIG(raw)};
+    else status_ = {false, WEXITSTATUS(raw)};
+    return status_;
+}
+
 exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,
                         const std::optional<std::filesystem::path>& working_dir) {
     child_process child({argv, {}, output, false, working_dir});

@@ -39,6 +39,8 @@ public:
 
     void kill();           // the whole process group, at once
     exit_status wait();    // reaps the child
+    // The exit status if the child has ended, without waiting (reaps it).
+    std::optional<exit_status> try_wait();
 
     static constexpr int events_fd = 3;
 

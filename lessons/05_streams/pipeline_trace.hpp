@@ -2,7 +2,7 @@
 // pipeline_trace: when each copy and kernel of a pipeline really ran, measured
 // on the GPU with a pair of events around every step. It is given to you, not
 // graded; the benchmark uses it to write a timeline you can draw as a Gantt
-// chart (grader/bench/05_streams/plot_timeline.py).
+// chart (`grader plot FILE --kind timeline`).
 //
 // In pipelined_transform, queue each step through traced():
 //

@@ -7,7 +7,7 @@
 // pipelined configuration runs once more with a pipeline_trace, and the start
 // and end of each copy and kernel (from events) go into a timeline file:
 //   $COURSE_TIMELINE, or <build folder>/<program>_timeline.json
-// Draw it with  python3 grader/bench/05_streams/plot_timeline.py FILE
+// `grader bench lesson05` keeps it in its JSON file; `grader plot FILE --kind timeline` draws it.
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,0 +1,64 @@
+#pragma once
+// What `grader bench` makes of Google Benchmark's output: a benchmark's name
+// split into its family and parameters, the selection that --sizes and
+// --block-sizes ask for, and one result per benchmark with the spread of its
+// repetitions. Pure functions over JSON, so the host tests can check them.
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace grader {
+
+// "BM_vecadd/n:1048576/threads:256/manual_time" -> family "vecadd",
+// params {n: 1048576, threads: 256}. "BM_matmul/cublas/n:4096/manual_time" ->
+// family "matmul/cublas". Google Benchmark's own suffixes (manual_time,
+// repeats:3, ...) are dropped.
+struct benchmark_name {
+    std::string family;
+    std::map<std::string, double> params;
+};
+benchmark_name parse_benchmark_name(const std::string& name);
+
+// "1e8", "100000000", "2^28", "64Ki", "1Mi", "1M" -> the number. Throws
+// std::invalid_argument with the text when it is none of these.
+double parse_size(const std::string& text);
+
+// The problem size of a benchmark (its n, bytes or rows x cols) and its block
+// size (threads, or bx x by), when it has them.
+std::optional<double> size_of(const benchmark_name& b);
+std::optional<double> block_size_of(const benchmark_name& b);
+
+// Which of `names` to run: those whose size is in `sizes` and block size in
+// `block_sizes` (an empty set selects everything; a benchmark without a size
+// or block size is kept, it has nothing to sweep).
+std::vector<std::string> select_benchmarks(const std::vector<std::string>& names, const std::set<double>& sizes,
+                                           const std::set<double>& block_sizes);
+
+// Is `name` one of the lesson's baselines (a name prefix such as "BM_copy" or
+// "BM_matmul/cublas")?
+bool is_baseline(const std::string& name, const std::vector<std::string>& baselines);
+
+// Google Benchmark's --benchmark_filter that runs exactly `names`.
+std::string filter_for(const std::vector<std::string>& names);
+
+// One result per benchmark of a Google Benchmark JSON file, its repetitions
+// folded into time statistics (microseconds) and median counters:
+//   {impl, name, family, params, repetitions, time_us: {median, mean, min, max, stddev, samples},
+//    counters: {...}}
+// Benchmarks that failed (SkipWithError) come back in `errors` as {impl, name, message}.
+struct parsed_run {
+    nlohmann::json results = nlohmann::json::array();
+    nlohmann::json errors = nlohmann::json::array();
+    nlohmann::json context = nlohmann::json::object();
+};
+parsed_run parse_google_benchmark(const nlohmann::json& output, const std::string& impl);
+
+// The document `grader bench` writes: schema, lesson, context (device and
+// build metadata), results, errors, and lesson05's timeline when there is one.
+inline constexpr const char* bench_schema = "course-bench/1";
+
+}  // namespace grader

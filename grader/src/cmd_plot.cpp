@@ -1,0 +1,73 @@
+// grader plot FILE: draws a `grader bench` file with matplotlib, through the
+// course's plot script (grader/plot/course_plot.py), which also runs alone:
+//   python3 grader/plot/course_plot.py FILE [-o out.png] [--kind ...]
+#include <fmt/format.h>
+
+#include <cstdlib>
+#include <iostream>
+
+#include "commands.hpp"
+#include "context.hpp"
+#include "process.hpp"
+#include "course/temp_dir.hpp"
+
+namespace grader {
+
+namespace {
+
+// A Python 3 that can import matplotlib: $COURSE_PYTHON, else python3 on the
+// PATH, else the system's /usr/bin/python3 (where apt puts python3-matplotlib,
+// which a pyenv or conda python3 earlier on the PATH does not see).
+std::string find_python(const fs::path& scratch) {
+    std::vector<std::string> candidates;
+    if (const char* chosen = std::getenv("COURSE_PYTHON"); chosen && *chosen) candidates.push_back(chosen);
+    candidates.push_back("python3");
+    candidates.push_back("/usr/bin/python3");
+    std::string last_error;
+    for (const auto& python : candidates) {
+        try {
+            const exit_status status = run_command({"/usr/bin/env", python, "-c", "import matplotlib"}, scratch);
+            if (!status.signaled && status.code == 0) return python;
+            last_error = tail_of_file(scratch, 2);
+        } catch (const std::exception& e) {
+            last_error = e.what();
+        }
+    }
+    throw user_error(usage_error,
+                     fmt::format("no Python with matplotlib found (tried {}), so nothing can be drawn:\n  {}"
+                                 "Install it (Debian/Ubuntu: sudo apt install python3-matplotlib; elsewhere: "
+                                 "python3 -m pip install matplotlib), or point COURSE_PYTHON at a Python that has it.",
+                                 fmt::join(candidates, ", "), last_error));
+}
+
+}  // namespace
+
+int cmd_plot(const common_args& common, const plot_args& args) {
+    if (!fs::exists(args.input))
+        throw user_error(usage_error, fmt::format("{} does not exist. `grader bench LESSON` writes one and prints "
+                                                  "its path.", args.input.string()));
+    const manifest m = open_build(common.build_dir);
+    if (args.output) check_output_path(m, *args.output);
+    const fs::path script = m.source_dir / "grader" / "plot" / "course_plot.py";
+    if (!fs::exists(script))
+        throw user_error(build_error, fmt::format("the plot script {} is missing from the course", script.string()));
+
+    course::temp_dir scratch("grader-plot");
+    const std::string python = find_python(scratch / "check.log");
+    std::vector<std::string> argv = {"/usr/bin/env", python, script.string(), fs::absolute(args.input).string(),
+                                     "--kind", args.kind};
+    if (args.output) argv.insert(argv.end(), {"-o", fs::absolute(*args.output).string()});
+    for (const auto& family : args.families) argv.insert(argv.end(), {"--family", family});
+    if (!args.baseline.empty()) argv.insert(argv.end(), {"--baseline", args.baseline});
+
+    const fs::path log = scratch / "plot.log";
+    const exit_status status = run_command(argv, log);
+    std::cout << tail_of_file(log, 40);
+    if (status.signaled || status.code != 0) {
+        std::cerr << fmt::format("grader: the plot script failed ({})\n", status.describe());
+        return status.code == 2 ? usage_error : build_error;
+    }
+    return all_passed;
+}
+
+}  // namespace grader

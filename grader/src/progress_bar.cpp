@@ -1,0 +1,33 @@
+#include "progress_bar.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace grader {
+
+progress_bar::progress_bar(std::string label, int total, std::FILE* out)
+    : label_(std::move(label)), total_(std::max(total, 1)), out_(out), terminal_(isatty(fileno(out)) != 0) {
+    if (!terminal_) fmt::print(out_, "{}: {} benchmarks...\n", label_, total);
+    std::fflush(out_);
+}
+
+progress_bar::~progress_bar() {
+    if (terminal_) fmt::print(out_, "\n");
+    std::fflush(out_);
+}
+
+void progress_bar::update(int done, const std::string& current) {
+    if (!terminal_) return;
+    constexpr int width = 30;
+    const int filled = std::clamp(done * width / total_, 0, width);
+    std::string text = current.size() > 40 ? current.substr(0, 37) + "..." : current;
+    // \r returns to the line's start; \x1b[K clears what a longer line left.
+    fmt::print(out_, "\r{} [{}{}] {}/{} {}\x1b[K", label_, std::string(filled, '#'), std::string(width - filled, '-'),
+               done, total_, text);
+    std::fflush(out_);
+}
+
+}  // namespace grader
