@@ -1,0 +1,171 @@
+// lesson06 benchmark: user-defined kernels against the GPU's copy bandwidth
+// and the library baselines.
+//   grader bench lesson06        (or run build/bin/lesson06_solution_bench)
+//
+//   BM_multiply_add        the seed's exercise 1, y = x1 * x2 + B: sizes 1e4 to
+//                          1e8 by block sizes 32 to 1024, for the plot
+//   BM_multiply_add_plain  the same with a plain one-element-per-thread kernel
+//   BM_copy                a device-to-device copy of the same sizes (read + write)
+//   BM_sum, BM_max, BM_l2_norm, BM_row_l2_norm   reductions of 2^28 floats
+//   BM_cub_sum             CUB's sum of the same 2^28 floats
+//   BM_fused, BM_unfused   y = exp(a sin x + cos y): one kernel against three
+//
+// GB/s counts the bytes each call must move (read + written), so the columns
+// compare directly: fused and unfused declare what each really moves (12 and
+// 28 bytes an element), and their times show what fusion saves.
+#include <cmath>
+
+#include "baselines.hpp"
+#include "course/bench.hpp"
+#include "course/device_array.hpp"
+#include "elementwise_ops.cuh"
+#include "fusion.cuh"
+#include "reductions.cuh"
+
+namespace {
+
+course::device_array<float> zeros(std::size_t n) {
+    course::device_array<float> a(n);
+    a.fill_bytes(0);
+    return a;
+}
+
+void set_counters(benchmark::State& state, std::size_t n, int threads = 0) {
+    state.counters["n"] = static_cast<double>(n);
+    if (threads > 0) state.counters["threads"] = threads;
+}
+
+// --- y = x1 * x2 + B -------------------------------------------------------------
+
+void BM_multiply_add(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const int threads = static_cast<int>(state.range(1));
+    const auto x1 = zeros(n), x2 = zeros(n);
+    course::device_array<float> y(n);
+    course::bench::time_gpu(
+        state, [&](cudaStream_t s) { lesson06::multiply_add(x1.view(), x2.view(), 0.5f, y.view(), threads, s); },
+        3.0 * n * sizeof(float));
+    set_counters(state, n, threads);
+}
+
+void BM_multiply_add_plain(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const int threads = static_cast<int>(state.range(1));
+    const auto x1 = zeros(n), x2 = zeros(n);
+    course::device_array<float> y(n);
+    course::bench::time_gpu(
+        state,
+        [&](cudaStream_t s) {
+            lesson06::bench::plain_multiply_add(x1.data(), x2.data(), 0.5f, y.data(), n,
+                                                static_cast<unsigned>(threads), s);
+        },
+        3.0 * n * sizeof(float));
+    set_counters(state, n, threads);
+}
+
+// The reference point: a device-to-device copy (one read, one write an element).
+void BM_copy(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto a = zeros(n);
+    course::device_array<float> c(n);
+    course::bench::time_gpu(
+        state,
+        [&](cudaStream_t s) {
+            CUDA_CHECK(cudaMemcpyAsync(c.data(), a.data(), a.bytes(), cudaMemcpyDeviceToDevice, s));
+        },
+        2.0 * n * sizeof(float));
+    set_counters(state, n);
+}
+
+// --- Reductions: one read of n floats each -------------------------------------
+
+using reduce_fn = void (*)(course::device_span<const float>, course::device_span<float>, cudaStream_t);
+
+void time_reduction(benchmark::State& state, reduce_fn reduce) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto x = zeros(n);
+    course::device_array<float> out(1);
+    course::bench::time_gpu(state, [&](cudaStream_t s) { reduce(x.view(), out.view(), s); },
+                            1.0 * n * sizeof(float));
+    set_counters(state, n);
+}
+
+void BM_sum(benchmark::State& state) { time_reduction(state, lesson06::sum); }
+void BM_max(benchmark::State& state) { time_reduction(state, lesson06::max_value); }
+void BM_l2_norm(benchmark::State& state) { time_reduction(state, lesson06::l2_norm); }
+
+void BM_row_l2_norm(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto side = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+    const auto x = zeros(side * side);
+    course::device_array<float> out(side);
+    course::bench::time_gpu(
+        state,
+        [&](cudaStream_t s) {
+            lesson06::row_l2_norm(course::device_span_2d<const float>(x.data(), side, side), out.view(), s);
+        },
+        1.0 * side * side * sizeof(float));
+    set_counters(state, side * side);
+    state.counters["rows"] = static_cast<double>(side);
+}
+
+void BM_cub_sum(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto x = zeros(n);
+    course::device_array<float> out(1);
+    lesson06::bench::cub_sum sum(n);
+    course::bench::time_gpu(state, [&](cudaStream_t s) { sum(x.data(), out.data(), s); },
+                            1.0 * n * sizeof(float));
+    set_counters(state, n);
+}
+
+// --- Fusion ----------------------------------------------------------------------------
+
+void BM_fused(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto x = zeros(n);
+    auto y = zeros(n);
+    course::bench::time_gpu(
+        state, [&](cudaStream_t s) { lesson06::fused_update(1.5f, x.view(), y.view(), s); },
+        3.0 * n * sizeof(float));  // read x, read y, write y
+    set_counters(state, n);
+}
+
+void BM_unfused(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto x = zeros(n);
+    auto y = zeros(n);
+    course::device_array<float> scratch(n);
+    course::bench::time_gpu(
+        state, [&](cudaStream_t s) { lesson06::unfused_update(1.5f, x.view(), y.view(), scratch.view(), s); },
+        7.0 * n * sizeof(float));  // 2 + 3 + 2 arrays' worth: x->t, (t, y)->t, t->y
+    set_counters(state, n);
+}
+
+// The seed's sweep: 1e4 .. 1e8 elements by 32 .. 1024 threads a block.
+const std::vector<std::int64_t> seed_sizes = {10'000, 100'000, 1'000'000, 10'000'000, 100'000'000};
+const std::vector<std::int64_t> block_sizes = {32, 64, 128, 256, 512, 1024};
+constexpr std::int64_t reduction_size = std::int64_t{1} << 28;
+
+}  // namespace
+
+BENCHMARK(BM_multiply_add)
+    ->ArgNames({"n", "threads"})
+    ->ArgsProduct({seed_sizes, block_sizes})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_multiply_add_plain)
+    ->ArgNames({"n", "threads"})
+    ->ArgsProduct({seed_sizes, block_sizes})
+    ->UseManualTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_copy)->ArgName("n")->ArgsProduct({seed_sizes})->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_sum)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_max)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_l2_norm)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_row_l2_norm)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_cub_sum)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+
+BENCHMARK(BM_fused)->ArgName("n")->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_unfused)->ArgName("n")->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);

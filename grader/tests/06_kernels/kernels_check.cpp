@@ -1,0 +1,225 @@
+#include "kernels_check.hpp"
+
+#include <fmt/format.h>
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <type_traits>
+
+#include "course/compare.hpp"
+#include "course/error.hpp"
+#include "course/random.hpp"
+#include "course/stream.hpp"
+#include "course/testing/graded.hpp"
+
+namespace lesson06::testing {
+
+namespace {
+
+std::uint64_t seed_for(const std::string& name) {
+    return course::derive_seed(course::testing::seed(), name.c_str());
+}
+
+template <class T>
+input<T> on_device(const std::string& name, std::vector<T> host) {
+    input<T> x{name, std::move(host), course::device_array<T>(0)};
+    x.device = course::device_array<T>::from_host(x.host);
+    return x;
+}
+
+std::string number(double x) {
+    if (std::isnan(x)) return "NaN";
+    return fmt::format("{:.9g}", x);
+}
+
+}  // namespace
+
+template <class T>
+input<T> uniform_input(std::size_t n, const std::string& name, double lo, double hi) {
+    const std::vector<float> coarse = course::random_floats(n, seed_for(name), static_cast<float>(lo),
+                                                            static_cast<float>(hi));
+    std::vector<T> host(coarse.begin(), coarse.end());
+    if constexpr (std::is_same_v<T, double>) {
+        // Fill in the bits float does not have: a second draw, 2^-24 times smaller.
+        const std::vector<float> fine = course::random_floats(n, seed_for(name + "/fine"), 0.0f, 1.0f);
+        for (std::size_t i = 0; i < n; ++i) host[i] += (hi - lo) * 0x1p-24 * fine[i];
+    }
+    return on_device(name, std::move(host));
+}
+
+template <class T>
+input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi) {
+    const std::vector<float> draw = course::random_floats(n, seed_for(name), 0.0f, 1.0f);
+    std::vector<T> host(n);
+    const int span = hi - lo + 1;
+    for (std::size_t i = 0; i < n; ++i) {
+        int k = static_cast<int>(draw[i] * static_cast<float>(span));
+        if (k >= span) k = span - 1;
+        host[i] = static_cast<T>(lo + k);
+    }
+    return on_device(name, std::move(host));
+}
+
+template <class T>
+void expect_elements(const std::vector<T>& actual, const expectation& expected,
+                     const std::string& what, const std::function<std::string(std::size_t)>& explain) {
+    const std::size_t n = actual.size();
+    std::size_t wrong = 0, nan = 0, first = n, last = 0, first_nan = n;
+    std::vector<std::size_t> examples;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double a = static_cast<double>(actual[i]);
+        const double e = expected.value[i];
+        const bool ok = std::isnan(e) ? std::isnan(a)
+                                      : (std::isfinite(a) && std::fabs(a - e) <= expected.allowed[i]) ||
+                                            (std::isinf(e) && a == e);
+        if (ok) continue;
+        if (wrong++ == 0) first = i;
+        last = i;
+        if (std::isnan(a)) {
+            if (nan++ == 0) first_nan = i;
+        }
+        if (examples.size() < 3) examples.push_back(i);
+    }
+    if (wrong == 0) return;
+
+    std::string message = fmt::format("{}: {} of {} elements wrong", what, course::with_commas(wrong),
+                                      course::with_commas(n));
+    for (const std::size_t i : examples) {
+        const double a = static_cast<double>(actual[i]);
+        message += fmt::format("\n  element {}: expected {}, got {}{}", course::with_commas(i),
+                               number(expected.value[i]), number(a),
+                               std::isnan(a) ? " (never written)" : "");
+    }
+
+    // The pattern of the wrong elements, and what usually leaves it.
+    constexpr std::size_t width = 16 / sizeof(T);
+    const std::size_t whole = n / width * width;
+    if (nan == n) {
+        message += "\nno element was written: is the kernel launched (at least one block), does "
+                   "its loop run, and does it store into the output?";
+    } else if (nan == wrong && first_nan == whole && last == n - 1) {
+        message += fmt::format(
+            "\nonly the last {} element(s) are missing: the tail. {} is not a multiple of {}, the "
+            "elements in a 16-byte pack; after the loop over whole packs, the last n % {} elements "
+            "must be done one by one.",
+            n - whole, course::with_commas(n), width, width);
+    } else if (nan == wrong && last == n - 1) {
+        message += fmt::format(
+            "\nelements {} to {} were never written: the loop stopped early. A grid-stride loop "
+            "runs until i >= n, stepping by gridDim.x * blockDim.x, whatever the grid size.",
+            course::with_commas(first_nan), course::with_commas(n - 1));
+    } else if (nan == wrong) {
+        message += fmt::format("\n{} elements were never written, scattered from element {} to {}",
+                               course::with_commas(nan), course::with_commas(first),
+                               course::with_commas(last));
+    } else if (explain) {
+        if (const std::string why = explain(first); !why.empty()) message += "\n" + why;
+    }
+    ADD_FAILURE() << message;
+}
+
+template <class T>
+void expect_guard_untouched(const course::testing::guarded_output<T>& output, const std::string& what) {
+    const std::vector<std::size_t> written = output.guard_writes();
+    if (written.empty()) return;
+    ADD_FAILURE() << fmt::format(
+        "{}: wrote past the end: {} element(s) after the last one were changed (the first at index {}, "
+        "{} past the end).\nThreads whose index is not below the output's size must not store: the "
+        "last block usually has threads with no element, so guard every store with the size.",
+        what, written.size(), course::with_commas(output.size() + written.front()), written.front() + 1);
+}
+
+template <class T>
+void output<T>::expect_untouched_outside(const std::string& what) const {
+    expect_guard_untouched(storage_, what);
+    const std::vector<T> all = storage_.to_host();
+    for (std::size_t i = 0; i < offset_; ++i) {
+        if (!std::isnan(static_cast<double>(all[i]))) {
+            ADD_FAILURE() << fmt::format(
+                "{}: wrote before the start: the output view starts {} elements into its "
+                "allocation and element {} before it was changed. Index the view from 0.",
+                what, offset_, offset_ - i);
+            return;
+        }
+    }
+}
+
+template <class T>
+void expect_unchanged(const input<T>& x) {
+    const std::vector<T> now = x.device.to_host();
+    if (std::memcmp(now.data(), x.host.data(), x.host.size() * sizeof(T)) == 0) return;
+    std::size_t first = 0;
+    while (first < now.size() && std::memcmp(&now[first], &x.host[first], sizeof(T)) == 0) ++first;
+    ADD_FAILURE() << fmt::format(
+        "input {} was modified (first at element {}): inputs are read-only, write only the output",
+        x.name, course::with_commas(first));
+}
+
+void expect_close(double actual, double expected, double allowed, const std::string& what,
+                  const std::string& advice) {
+    const bool ok = std::isinf(expected) ? actual == expected
+                                         : std::isfinite(actual) && std::fabs(actual - expected) <= allowed;
+    if (ok) return;
+    std::string message = fmt::format("{}: expected {}, got {}", what, number(expected), number(actual));
+    if (std::isnan(actual))
+        message += " (never written, or computed from unwritten memory)";
+    else if (std::isfinite(expected) && std::isfinite(actual))
+        message += fmt::format(" (off by {:.3g}; {:.3g} allowed)", std::fabs(actual - expected), allowed);
+    if (!advice.empty()) message += "\n" + advice;
+    ADD_FAILURE() << message;
+}
+
+std::size_t kernels_launched(const std::function<void(cudaStream_t)>& work) {
+    struct destroy_graph {
+        void operator()(cudaGraph_t graph) const noexcept { cudaGraphDestroy(graph); }
+    };
+    using graph_handle = std::unique_ptr<std::remove_pointer_t<cudaGraph_t>, destroy_graph>;
+
+    const course::stream stream;
+    // Relaxed: the capture records the work queued on `stream` and refuses
+    // nothing else the call might do on the way (asking about the device, say).
+    CUDA_CHECK(cudaStreamBeginCapture(stream.get(), cudaStreamCaptureModeRelaxed));
+    try {
+        work(stream.get());
+    } catch (...) {
+        cudaGraph_t abandoned = nullptr;
+        cudaStreamEndCapture(stream.get(), &abandoned);  // end the capture; its graph is not wanted
+        graph_handle drop(abandoned);
+        throw;
+    }
+    cudaGraph_t raw = nullptr;
+    CUDA_CHECK(cudaStreamEndCapture(stream.get(), &raw));
+    const graph_handle graph(raw);
+
+    std::size_t count = 0;
+    CUDA_CHECK(cudaGraphGetNodes(graph.get(), nullptr, &count));
+    std::vector<cudaGraphNode_t> nodes(count);
+    if (count > 0) CUDA_CHECK(cudaGraphGetNodes(graph.get(), nodes.data(), &count));
+    std::size_t kernels = 0;
+    for (cudaGraphNode_t node : nodes) {
+        cudaGraphNodeType type{};
+        CUDA_CHECK(cudaGraphNodeGetType(node, &type));
+        if (type == cudaGraphNodeTypeKernel) ++kernels;
+    }
+    return kernels;
+}
+
+// The two element types of the lesson.
+template input<float> uniform_input<float>(std::size_t, const std::string&, double, double);
+template input<double> uniform_input<double>(std::size_t, const std::string&, double, double);
+template input<float> integer_input<float>(std::size_t, const std::string&, int, int);
+template input<double> integer_input<double>(std::size_t, const std::string&, int, int);
+template void expect_elements<float>(const std::vector<float>&, const expectation&, const std::string&,
+                                     const std::function<std::string(std::size_t)>&);
+template void expect_elements<double>(const std::vector<double>&, const expectation&, const std::string&,
+                                      const std::function<std::string(std::size_t)>&);
+template void expect_guard_untouched<float>(const course::testing::guarded_output<float>&, const std::string&);
+template void expect_guard_untouched<double>(const course::testing::guarded_output<double>&, const std::string&);
+template void expect_unchanged<float>(const input<float>&);
+template class output<float>;
+template class output<double>;
+template void expect_unchanged<double>(const input<double>&);
+
+}  // namespace lesson06::testing

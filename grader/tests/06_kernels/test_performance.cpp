@@ -1,0 +1,67 @@
+// Graded performance tests for lesson06. They run only once every correctness
+// test passes, and judge against this GPU's own device-to-device copy
+// bandwidth (read + write), never against a fixed time: a memory-bound kernel
+// cannot move bytes faster than the memory can, and a good one gets close.
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+
+#include "course/device_array.hpp"
+#include "course/testing/graded.hpp"
+#include "course/testing/performance.hpp"
+#include "elementwise_ops.cuh"
+#include "reductions.cuh"
+
+namespace {
+
+using course::testing::elements_that_fit;
+using course::testing::expect_bandwidth_share;
+
+// Random-looking bits would do as well; zeros keep the setup short and do not
+// change how fast memory moves.
+course::device_array<float> zeros(std::size_t n) {
+    course::device_array<float> a(n);
+    a.fill_bytes(0);
+    return a;
+}
+
+}  // namespace
+
+GRADED_PERF_TEST(Performance, MultiplyAddBandwidth, 2,
+                 "multiply_add, 10^8 floats: >= 70% of this GPU's copy bandwidth") {
+    // The seed's largest size, if it fits comfortably.
+    const std::size_t n = elements_that_fit(100'000'000, 3, sizeof(float));
+    const auto x1 = zeros(n), x2 = zeros(n);
+    course::device_array<float> y(n);
+    expect_bandwidth_share(
+        "multiply_add",
+        [&](cudaStream_t s) { lesson06::multiply_add(x1.view(), x2.view(), 0.5f, y.view(), 256, s); },
+        3.0 * n * sizeof(float),  // two reads, one write
+        n * sizeof(float), 0.70,
+        "Read and write 16 bytes at a time (float4 packs) where the spans are aligned, launch a grid "
+        "that fills the GPU, and let a grid-stride loop cover the rest.");
+}
+
+GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 70% of this GPU's copy bandwidth") {
+    const std::size_t n = elements_that_fit(std::size_t{1} << 28, 1, sizeof(float));
+    const auto x = zeros(n);
+    course::device_array<float> out(1);
+    expect_bandwidth_share(
+        "sum", [&](cudaStream_t s) { lesson06::sum(x.view(), out.view(), s); },
+        1.0 * n * sizeof(float),  // one read; the result is 4 bytes
+        n * sizeof(float), 0.70,
+        "One pass over the data: a grid that just fills the GPU, 16-byte loads with several in "
+        "flight per thread and several accumulators, warp shuffles within each block, one partial "
+        "result per block, and a small second kernel to finish.");
+}
+
+GRADED_PERF_TEST(Performance, L2NormBandwidth, 1, "l2_norm, 2^28 floats: >= 70% of this GPU's copy bandwidth") {
+    const std::size_t n = elements_that_fit(std::size_t{1} << 28, 1, sizeof(float));
+    const auto x = zeros(n);
+    course::device_array<float> out(1);
+    expect_bandwidth_share(
+        "l2_norm", [&](cudaStream_t s) { lesson06::l2_norm(x.view(), out.view(), s); },
+        1.0 * n * sizeof(float), n * sizeof(float), 0.70,
+        "The L2 norm is a sum with a map (x * x) and a post-map (sqrt): it should run as fast as the "
+        "sum, with the square root taken once at the end.");
+}
