@@ -7,8 +7,10 @@
 namespace grader {
 
 std::string compile_failure_text(const lesson_info& lesson, const build_result& built) {
-    return fmt::format("\n{} does not compile, so no tests ran.\n\n  {}\n\nfull log: {}\n", lesson.id, built.digest,
-                       built.log.string());
+    // A broken CMakeLists.txt stops the build before any compiler runs: say "build".
+    const bool cmake = built.digest.rfind("CMake", 0) == 0;
+    return fmt::format("\n{} does not {}, so no tests ran.\n\n  {}\n\nfull log: {}\n", lesson.id,
+                       cmake ? "build" : "compile", built.digest, built.log.string());
 }
 
 bool remember_score(const manifest& m, const lesson_report& report, std::ostream& warnings) {

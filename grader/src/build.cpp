@@ -35,6 +35,19 @@ std::string first_error(const std::string& log, const std::filesystem::path& sou
     std::istringstream in(log);
     std::string fallback;
     for (std::string line; std::getline(in, line);) {
+        // The build files could not be regenerated (a CMakeLists.txt changed and
+        // no longer configures): no compiler ran, so say that, with CMake's words.
+        if (line.rfind("CMake Error", 0) == 0) {
+            std::string text = "CMake could not regenerate the build files, so nothing was compiled:\n    " + line;
+            int shown = 0;
+            for (std::string more; shown < 4 && std::getline(in, more);) {
+                if (more.find_first_not_of(' ') == std::string::npos) continue;
+                if (more.rfind("Call Stack", 0) == 0 || more.rfind("CMake Error", 0) == 0) break;
+                text += "\n    " + more.substr(more.find_first_not_of(' '));
+                ++shown;
+            }
+            return text + "\n  Run `cmake --preset default` to see CMake's whole message.";
+        }
         std::smatch m;
         if (std::regex_match(line, m, nvcc) || std::regex_match(line, m, gcc)) {
             std::filesystem::path file = m[1].str();

@@ -57,7 +57,7 @@ std::vector<hint> parse_hints(const std::string& markdown) {
     return hints;
 }
 
-int cmd_hint(const common_args& common, const std::string& name, bool all) {
+int cmd_hint(const common_args& common, const std::string& name, bool all, const std::string& how_to_get_more) {
     const manifest m = open_build(common.build_dir);
     const lesson_info& lesson = find_lesson(m, name);
     const fs::path file = lesson.lesson_dir / "hints.md";
@@ -80,8 +80,10 @@ int cmd_hint(const common_args& common, const std::string& name, bool all) {
     if (upto == static_cast<int>(hints.size()) && !all && seen >= upto)
         std::cout << "That was the last hint. The lesson text has the rest: " << (lesson.lesson_dir / "README.md").string() << "\n";
     else if (upto < static_cast<int>(hints.size()))
-        std::cout << fmt::format("({} more: run `grader hint {}` again; `--all` shows every hint so far)\n",
-                                 hints.size() - upto, lesson.id);
+        std::cout << fmt::format("({} more: {})\n", hints.size() - upto,
+                                 how_to_get_more.empty()
+                                     ? fmt::format("run `grader hint {}` again; `--all` shows every hint so far", lesson.id)
+                                     : how_to_get_more);
     if (upto > seen) {
         progress.set_hints_seen(lesson.id, upto);
         progress.save();

@@ -156,7 +156,7 @@ bool watcher::handle(watch_command command) {
             // The same hint, in the same order, as `grader hint` gives, and
             // recorded as seen the same way.
             std::cout << "\n";
-            cmd_hint(common_, lesson().id, false);
+            cmd_hint(common_, lesson().id, false, single_keys_ ? "press h again" : "type h and Enter again");
             std::cout << std::flush;
             return true;
     }

@@ -56,7 +56,9 @@ int cmd_bench(const common_args& common, const bench_args& args);
 int cmd_plot(const common_args& common, const plot_args& args);
 int cmd_verify(const common_args& common, const verify_args& args);
 int cmd_run(const common_args& common, const run_args& args);
-int cmd_hint(const common_args& common, const std::string& lesson, bool all);
+// `how_to_get_more` replaces "run `grader hint LESSON` again" (watch says "press h").
+int cmd_hint(const common_args& common, const std::string& lesson, bool all,
+             const std::string& how_to_get_more = "");
 
 // hints.md: one "## Title" section per hint, gentlest first.
 struct hint {
