@@ -29,7 +29,9 @@ int cmd_list(const common_args& common) {
     progress_store progress(m.build_dir / "grader-progress.json");
     if (!progress.warning().empty()) std::cerr << "grader: " << progress.warning() << "\n";
     for (const auto& lesson : m.lessons) {
-        std::string line = fmt::format("  {}  {:<16} {:<36}", lesson.id, lesson.slug, lesson.title);
+        // Long titles are cut so that the scores stay in one column.
+        const std::string title = lesson.title.size() > 36 ? lesson.title.substr(0, 33) + "..." : lesson.title;
+        std::string line = fmt::format("  {}  {:<16} {:<36} ", lesson.id, lesson.slug, title);
         if (const auto* p = progress.get(lesson.id))
             line += fmt::format("{} {:>3}/{:<3} best {}", bar(p->best, p->max), p->best, p->max, p->when.substr(0, 10));
         else
