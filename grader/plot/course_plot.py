@@ -24,13 +24,43 @@ import sys
 from collections import defaultdict
 
 KINDS = ("auto", "time", "bandwidth", "gflops", "speedup", "timeline")
-BASELINE_STYLES = [{"color": "black", "linestyle": ls, "linewidth": 2.2} for ls in ("--", ":", "-.")]
+DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
+BLOCK_KEYS = ("threads", "block", "block_size", "bx", "by")
 
 
-def baseline_style(series, s):
-    """Baselines are black, told apart by their dash pattern."""
-    baselines = [b for b in series if b.is_baseline]
-    return BASELINE_STYLES[baselines.index(s) % len(BASELINE_STYLES)]
+def block_of(s):
+    """A series' block size (threads, or bx x by), or None."""
+    fixed = dict(s.fixed)
+    if "bx" in fixed and "by" in fixed:
+        return fixed["bx"] * fixed["by"]
+    for key in ("threads", "block", "block_size"):
+        if key in fixed:
+            return fixed[key]
+    return None
+
+
+def line_style(series, s):
+    """One colour per block size, shared by every family, so a sweep reads at a
+    glance; solid lines for the lesson's code, dashes for baselines (one dash
+    pattern per baseline family); a baseline without a block size is black."""
+    import matplotlib
+
+    blocks = sorted({block_of(x) for x in series if block_of(x) is not None})
+    families = sorted({x.family for x in series if x.is_baseline})
+    style = {"linewidth": 1.8}
+    if s.is_baseline:
+        style.update(linestyle=DASHES[families.index(s.family) % len(DASHES)], linewidth=2.0)
+    block = block_of(s)
+    if block is not None:
+        cmap = matplotlib.colormaps["viridis"]
+        style["color"] = cmap(0.9 * blocks.index(block) / max(len(blocks) - 1, 1))
+    elif s.is_baseline:
+        style["color"] = "black"
+        style["linewidth"] = 2.4
+    else:
+        plain = [x for x in series if not x.is_baseline and block_of(x) is None]
+        style["color"] = f"C{plain.index(s) % 10}"
+    return style
 
 
 class PlotError(Exception):
@@ -168,7 +198,7 @@ def draw_lines(ax, series, y_of, spread_of=None):
             continue
         xs = [p["size"] for p in pts]
         ys = [y_of(p) for p in pts]
-        style = baseline_style(series, s) if s.is_baseline else {"linewidth": 1.8}
+        style = line_style(series, s)
         (line,) = ax.plot(xs, ys, marker="o", markersize=4, label=s.label(show), **style)
         if spread_of:
             lo, hi = zip(*[spread_of(p) for p in pts])
@@ -205,7 +235,7 @@ def plot_bandwidth(doc, series, output):
         pts = sorted((p for p in s.points if bytes_moved(p)), key=bytes_moved)
         if not pts:
             continue
-        style = baseline_style(series, s) if s.is_baseline else {"linewidth": 1.8}
+        style = line_style(series, s)
         ax.plot([bytes_moved(p) for p in pts], [p["counters"]["GB/s"] for p in pts], marker="o", markersize=4,
                 label=s.label(show), **style)
     c = doc.get("context", {})
@@ -275,9 +305,11 @@ def plot_speedup(doc, series, output, baseline):
     fig, ax = figure(doc, what)
     labels = [s.label(show) for s, _ in bars]
     values = [base_time / t for _, t in bars]
-    shades = iter(["black", "dimgray", "darkgray"] * 4)
-    colors = [next(shades) if s.is_baseline else f"C{i % 10}" for i, (s, _) in enumerate(bars)]
-    rects = ax.barh(range(len(bars)), values, color=colors, alpha=0.85)
+    # The same colours as the line plots (one per block size); baselines hatched.
+    all_series = [s for s, _ in bars]
+    colors = [line_style(all_series, s)["color"] for s in all_series]
+    rects = ax.barh(range(len(bars)), values, color=colors, alpha=0.85,
+                    hatch=["//" if s.is_baseline else "" for s in all_series], edgecolor="white")
     ax.set_yticks(range(len(bars)))
     ax.set_yticklabels(labels, fontsize=11)
     ax.invert_yaxis()

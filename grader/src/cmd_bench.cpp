@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <fstream>
 #include <iostream>
@@ -190,7 +191,12 @@ std::set<double> parse_sizes(const std::vector<std::string>& texts, const char* 
 std::string describe_size(double v) {
     const auto n = static_cast<unsigned long long>(v);
     if (n >= 65536 && (n & (n - 1)) == 0) return fmt::format("2^{}", __builtin_ctzll(n));
-    if (n >= 10000 && n % 1000 == 0) return fmt::format("{:g}", v);
+    if (n >= 10000) {  // 100000000 -> 1e8, 250000 -> 2.5e5
+        int exponent = 0;
+        double mantissa = v;
+        while (mantissa >= 10) mantissa /= 10, ++exponent;
+        if (std::fabs(mantissa * 10 - std::round(mantissa * 10)) < 1e-9) return fmt::format("{:g}e{}", mantissa, exponent);
+    }
     return fmt::format("{}", n);
 }
 
@@ -320,8 +326,16 @@ int cmd_bench(const common_args& common, const bench_args& args) {
     auto& context = doc["context"];
     context["toolkit"] = m.cuda_compiler_version;
     context["cuda_architectures"] = m.cuda_architectures;
-    const std::string commit = first_line_of(
-        {"/usr/bin/env", "git", "-C", m.source_dir.string(), "rev-parse", "HEAD"}, work_dir / "git.txt");
+    // Only a checkout of the course itself says which commit ran: a copy of the
+    // course inside some other repository would report that repository's commit.
+    const std::string top = first_line_of(
+        {"/usr/bin/env", "git", "-C", m.source_dir.string(), "rev-parse", "--show-toplevel"}, work_dir / "git.txt");
+    std::error_code ec;
+    const bool own_checkout = !top.empty() && fs::equivalent(top, m.source_dir, ec);
+    const std::string commit =
+        own_checkout ? first_line_of({"/usr/bin/env", "git", "-C", m.source_dir.string(), "rev-parse", "HEAD"},
+                                     work_dir / "git.txt")
+                     : "";
     context["git_commit"] = commit.empty() ? "unknown" : commit;
     if (!commit.empty())  // local changes that are not committed: the commit alone does not say what ran
         context["git_dirty"] = !first_line_of({"/usr/bin/env", "git", "-C", m.source_dir.string(), "status",

@@ -142,7 +142,7 @@ TEST(BenchResults, ErrorsAreReportedOncePerBenchmark) {
 // A file `grader bench` wrote on an H200 has what an instructor needs to say
 // what was measured where.
 TEST(BenchFile, CarriesDeviceAndBuildMetadata) {
-    for (const char* name : {"bench_lesson01.json", "bench_lesson05.json", "bench_lesson07.json"}) {
+    for (const char* name : {"bench_lesson01.json", "bench_lesson05.json", "bench_lesson06_sweep.json", "bench_lesson07.json"}) {
         SCOPED_TRACE(name);
         const auto doc = read_fixture(name);
         EXPECT_EQ(doc["schema"], bench_schema);

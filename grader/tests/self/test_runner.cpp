@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 
+#include "course/temp_dir.hpp"
 #include "runner.hpp"
 
 namespace {
@@ -17,10 +18,17 @@ struct env_var {
     const char* name;
 };
 
+// A folder of this process's own: CTest runs these tests in parallel, and
+// runs that share a log folder overwrite each other's logs.
+const std::filesystem::path& scratch_dir() {
+    static const course::temp_dir dir("grader-runner-test");
+    return dir.path();
+}
+
 std::vector<grader::graded_test> run(int timeout_ms = 20000) {
     grader::run_options options;
     options.tests_program = FAKE_GRADED_TESTS;
-    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    options.log_dir = scratch_dir();
     options.seed = 7;
     options.per_test_limit = std::chrono::milliseconds(timeout_ms);
     return grader::run_graded_tests(options);
@@ -35,7 +43,7 @@ const grader::graded_test& find(const std::vector<grader::graded_test>& tests, c
 }  // namespace
 
 TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
-    const auto listed = grader::list_graded_tests(FAKE_GRADED_TESTS, std::filesystem::temp_directory_path());
+    const auto listed = grader::list_graded_tests(FAKE_GRADED_TESTS, scratch_dir());
     ASSERT_EQ(listed.size(), 8u);
     EXPECT_EQ(listed[1].id, "FakeHost.Fails");
     EXPECT_EQ(listed[1].points, 2);
@@ -89,7 +97,7 @@ TEST(Runner, UnfinishedWorkIsNamed) {
 TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
     grader::run_options options;
     options.tests_program = FAKE_GRADED_TESTS;
-    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    options.log_dir = scratch_dir();
     options.only = {"FakeHost.Passes", "FakeHost.Speed"};
     const auto tests = grader::run_graded_tests(options);
     ASSERT_EQ(tests.size(), 2u);
@@ -107,7 +115,7 @@ TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
 TEST(Runner, AProgramThatCannotListItsTestsIsAnError) {
     grader::run_options options;
     options.tests_program = "/bin/true";  // prints nothing for --graded-list
-    options.log_dir = std::filesystem::temp_directory_path() / "grader-runner-test";
+    options.log_dir = scratch_dir();
     EXPECT_THROW(grader::run_graded_tests(options), std::exception);
 }
 
