@@ -11,13 +11,6 @@
 namespace grader {
 
 namespace {
-std::string read_text(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
 std::string source_line(const std::filesystem::path& file, int number) {
     std::ifstream in(file);
     std::string line;
@@ -71,7 +64,7 @@ build_result build_targets(const manifest& m, const std::vector<std::string>& ta
     argv.insert(argv.end(), targets.begin(), targets.end());
     const exit_status status = run_command(argv, result.log);
     result.ok = !status.signaled && status.code == 0;
-    if (!result.ok) result.digest = first_error(read_text(result.log), m.source_dir);
+    if (!result.ok) result.digest = first_error(file_text(result.log), m.source_dir);
     return result;
 }
 

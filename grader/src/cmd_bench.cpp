@@ -34,13 +34,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string read_file(const fs::path& path) {
-    std::ifstream in(path);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 std::string utc_now(const char* format) {
     const std::time_t now = std::time(nullptr);
     return fmt::format(fmt::runtime(format), fmt::gmtime(now));
@@ -157,14 +150,14 @@ job_outcome run_job(const bench_job& job, const bench_args& args, const fs::path
     job_outcome outcome;
     if (fs::exists(timeline)) {
         try {
-            outcome.timeline = json::parse(read_file(timeline));
+            outcome.timeline = json::parse(file_text(timeline));
         } catch (const std::exception&) {
             // a half-written timeline is not worth failing the run for
         }
     }
     if (fs::exists(out) && fs::file_size(out) > 0) {
         try {
-            outcome.parsed = parse_google_benchmark(json::parse(read_file(out)), job.impl);
+            outcome.parsed = parse_google_benchmark(json::parse(file_text(out)), job.impl);
         } catch (const std::exception& e) {
             outcome.failure = fmt::format("its JSON output {} could not be read: {}", out.string(), e.what());
         }

@@ -63,10 +63,7 @@ int cmd_hint(const common_args& common, const std::string& name, bool all, const
     const manifest m = open_build(common.build_dir);
     const lesson_info& lesson = find_lesson(m, name);
     const fs::path file = lesson.lesson_dir / "hints.md";
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    const std::vector<hint> hints = parse_hints(text.str());
+    const std::vector<hint> hints = parse_hints(file_text(file));
     if (hints.empty()) {
         std::cout << fmt::format("{} has no hints; its lesson text is {}\n", lesson.id,
                                  (lesson.lesson_dir / "README.md").string());

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <deque>
 #include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -143,6 +144,13 @@ exit_status run_command(const std::vector<std::string>& argv, const std::filesys
                         const std::optional<std::filesystem::path>& working_dir) {
     child_process child({argv, {}, output, false, working_dir});
     return child.wait();
+}
+
+std::string file_text(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    std::stringstream text;
+    text << in.rdbuf();
+    return text.str();
 }
 
 std::string tail_of_file(const std::filesystem::path& file, std::size_t lines) {

@@ -56,6 +56,10 @@ private:
 exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,
                         const std::optional<std::filesystem::path>& working_dir = std::nullopt);
 
+// The whole of a text file; empty when it cannot be read (a log a crashed
+// program never wrote, say).
+std::string file_text(const std::filesystem::path& file);
+
 // The last `lines` lines of a text file (for crash reports).
 std::string tail_of_file(const std::filesystem::path& file, std::size_t lines);
 

@@ -18,13 +18,6 @@ namespace {
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
-std::string read_file(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::stringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
 std::string indent_tail(const std::filesystem::path& log) {
@@ -169,7 +162,7 @@ std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_pr
         throw std::runtime_error(fmt::format("{} could not list its graded tests ({}):\n{}",
                                              tests_program.filename().string(), status.describe(),
                                              tail_of_file(out, 10)));
-    const json list = json::parse(read_file(out));
+    const json list = json::parse(file_text(out));
     std::vector<listed_test> tests;
     for (const auto& t : list.at("tests"))
         tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu")});

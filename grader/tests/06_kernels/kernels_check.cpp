@@ -222,4 +222,19 @@ template class output<float>;
 template class output<double>;
 template void expect_unchanged<double>(const input<double>&);
 
+void expect_invalid_argument(const std::function<void()>& call, const std::string& what) {
+    try {
+        call();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        ADD_FAILURE() << what << " returned normally; it should throw std::invalid_argument before "
+                                 "launching anything";
+    } catch (const std::invalid_argument&) {
+        // right
+    } catch (const course::not_implemented& e) {
+        ADD_FAILURE() << e.what();
+    } catch (const std::exception& e) {
+        ADD_FAILURE() << what << " threw \"" << e.what() << "\" instead of std::invalid_argument";
+    }
+}
+
 }  // namespace lesson06::testing

@@ -110,4 +110,8 @@ void expect_close(double actual, double expected, double allowed, const std::str
 // captured into a CUDA graph (nothing runs) and its kernel nodes counted.
 std::size_t kernels_launched(const std::function<void(cudaStream_t)>& work);
 
+// Calls `call` (then waits for the GPU) and fails unless it throws
+// std::invalid_argument; `what` names the call in the failure message.
+void expect_invalid_argument(const std::function<void()>& call, const std::string& what);
+
 }  // namespace lesson06::testing

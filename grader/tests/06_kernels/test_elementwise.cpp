@@ -172,22 +172,6 @@ void check_lerp(std::size_t n, std::size_t offset) {
     expect_unchanged(t);
 }
 
-// Calls `call` and fails unless it throws std::invalid_argument.
-void expect_invalid_argument(const std::function<void()>& call, const std::string& what) {
-    try {
-        call();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        ADD_FAILURE() << what << " returned normally; it should throw std::invalid_argument before "
-                                 "launching anything";
-    } catch (const std::invalid_argument&) {
-        // right
-    } catch (const course::not_implemented& e) {
-        ADD_FAILURE() << e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << what << " threw \"" << e.what() << "\" instead of std::invalid_argument";
-    }
-}
-
 }  // namespace
 
 // ---------------------------------------------------------------------------
