@@ -52,7 +52,7 @@ int cmd_run(const common_args& common, const run_args& args) {
 
     if (args.build) {
         if (text_to_terminal) std::cout << fmt::format("building {} ({})...\n", lesson.id, variant_name) << std::flush;
-        const build_result built = build_targets(m, {variant->tests_target});
+        const build_result built = build_targets(m, targets_for_grading(lesson, variant_name));
         if (!built.ok) {
             std::cout << compile_failure_text(lesson, built);
             return build_error;

@@ -89,7 +89,7 @@ void watcher::grade(const std::vector<fs::path>& changed) {
         const variant_info* exercise = lesson().variant("exercise");
         if (!exercise) throw user_error(usage_error, fmt::format("{} has no exercise to grade", lesson().id));
         std::cout << fmt::format("building {} (exercise)...\n", lesson().id) << std::flush;
-        const build_result built = build_targets(m_, {exercise->tests_target});
+        const build_result built = build_targets(m_, targets_for_grading(lesson(), "exercise"));
         if (!built.ok) {
             // The student fixes it and saves again: the digest is all they need.
             std::cout << compile_failure_text(lesson(), built);

@@ -134,6 +134,8 @@ std::string format_text(const lesson_report& r, const text_style& style) {
         for (const auto& m : message_lines(t)) out += "      " + m + "\n";
     }
     out += "\n";
+    for (const auto& note : r.notes) out += "  " + paint(style, "2", "note: " + note) + "\n";
+    if (!r.notes.empty()) out += "\n";
     if (r.graded()) {
         const bool full = r.score() == r.max_score();
         std::string total = fmt::format("score {}/{}", r.score(), r.max_score());
@@ -162,6 +164,7 @@ std::string format_json(const lesson_report& r) {
               {"device", r.device},    {"seed", r.seed},     {"graded", r.graded()},
               {"score", r.score()},    {"max_score", r.max_score()}, {"tests", tests}};
     if (!r.no_gpu_reason.empty()) j["no_gpu_reason"] = r.no_gpu_reason;
+    if (!r.notes.empty()) j["notes"] = r.notes;
     return j.dump(2) + "\n";
 }
 
@@ -181,6 +184,7 @@ std::string format_gradescope(const lesson_report& r) {
     }
     std::string summary = fmt::format("{} ({}): {}/{}", r.lesson_id, r.title, r.score(), r.max_score());
     if (!r.no_gpu_reason.empty()) summary += "\nno CUDA device: " + r.no_gpu_reason + "; GPU tests were not graded.";
+    for (const auto& note : r.notes) summary += "\nnote: " + note;
     json j = {{"score", r.score()},
               {"max_score", r.max_score()},
               {"output", summary},

@@ -2,11 +2,23 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "context.hpp"
 #include "course/device_info.hpp"
 #include "runner.hpp"
 
 namespace grader {
+
+std::vector<std::string> targets_for_grading(const lesson_info& lesson, const std::string& variant) {
+    std::vector<std::string> targets;
+    for (const std::string& name : {variant, std::string("solution")}) {
+        const variant_info* v = lesson.variant(name);
+        if (v && std::find(targets.begin(), targets.end(), v->tests_target) == targets.end())
+            targets.push_back(v->tests_target);
+    }
+    return targets;
+}
 
 lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const std::string& variant_name,
                             const grade_options& options) {
@@ -27,14 +39,21 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
         report.no_gpu_reason = course::device_status().reason;
     }
 
+    // The judge: the same graded tests built against the reference solution.
+    const variant_info* judge = lesson.variant("solution");
+    if (!judge) throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
+
     run_options run;
     run.tests_program = variant->tests;
+    run.judge_program = judge->tests;
     run.log_dir = m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name);
     run.seed = options.seed;
     run.per_test_limit = options.per_test_limit;
     run.only = options.only;
     try {
-        report.tests = run_graded_tests(run);
+        graded_run graded = run_graded_tests(run);
+        report.tests = std::move(graded.tests);
+        report.notes = std::move(graded.notes);
     } catch (const std::exception& e) {
         throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
     }

@@ -16,6 +16,10 @@ struct grade_options {
     std::vector<std::string> only;  // test ids; empty: all
 };
 
+// The build targets grading a variant needs: its tests, and the judge's
+// (the solution's tests, which decide every verdict).
+std::vector<std::string> targets_for_grading(const lesson_info& lesson, const std::string& variant);
+
 // Runs the variant's (already built) graded tests and fills in the device.
 lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const std::string& variant,
                             const grade_options& options);

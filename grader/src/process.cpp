@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@ const char* signal_meaning(int sig) {
         case SIGBUS: return "SIGBUS: a misaligned or invalid memory access";
         case SIGKILL: return "SIGKILL: killed";
         case SIGILL: return "SIGILL: an illegal instruction";
+        case SIGXFSZ: return "SIGXFSZ: a file it wrote grew past the grader's size limit";
         default: return strsignal(sig);
     }
 }
@@ -36,7 +38,7 @@ std::string exit_status::describe() const {
     return fmt::format("exit code {}", code);
 }
 
-child_process::child_process(const options& opts) {
+child_process::child_process(const options& opts) : max_line_(opts.max_event_line) {
     int pipe_fds[2] = {-1, -1};
     if (opts.events && pipe2(pipe_fds, O_CLOEXEC) != 0)
         throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
@@ -60,6 +62,10 @@ child_process::child_process(const options& opts) {
         if (opts.events) {
             if (pipe_fds[1] == events_fd) fcntl(events_fd, F_SETFD, 0);  // keep it across exec
             else dup2(pipe_fds[1], events_fd);  // the copy does not inherit CLOEXEC
+        }
+        if (opts.max_file_bytes > 0) {
+            const rlimit limit{static_cast<rlim_t>(opts.max_file_bytes), static_cast<rlim_t>(opts.max_file_bytes)};
+            setrlimit(RLIMIT_FSIZE, &limit);
         }
         for (const auto& [name, value] : opts.env) setenv(name.c_str(), value.c_str(), 1);
         if (opts.working_dir && chdir(opts.working_dir->c_str()) != 0) _exit(127);
@@ -90,7 +96,20 @@ std::optional<std::string> child_process::next_event(std::chrono::steady_clock::
         if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
             std::string line = buffer_.substr(0, nl);
             buffer_.erase(0, nl + 1);
+            if (discarding_) {  // the end of an over-long line
+                discarding_ = false;
+                continue;
+            }
+            if (line.size() > max_line_) {
+                ++dropped_lines_;
+                continue;
+            }
             return line;
+        }
+        if (buffer_.size() > max_line_) {  // no newline in sight: drop it as it comes
+            if (!discarding_) ++dropped_lines_;
+            discarding_ = true;
+            buffer_.clear();
         }
         if (events_read_ < 0) {
             ended = true;

@@ -26,6 +26,8 @@ public:
         std::filesystem::path output;  // stdout and stderr go here
         bool events = false;           // open a pipe on fd 3 for events
         std::optional<std::filesystem::path> working_dir;
+        long long max_file_bytes = 0;  // RLIMIT_FSIZE for the child; 0: none
+        std::size_t max_event_line = 64 * 1024;  // longer event lines are dropped
     };
 
     explicit child_process(const options& opts);
@@ -34,8 +36,10 @@ public:
     child_process& operator=(const child_process&) = delete;
 
     // Waits until a whole event line arrives, the stream ends (nullopt,
-    // `ended` true) or the deadline passes (nullopt, `ended` false).
+    // `ended` true) or the deadline passes (nullopt, `ended` false). A line
+    // longer than max_event_line is dropped unread and counted.
     std::optional<std::string> next_event(std::chrono::steady_clock::time_point deadline, bool& ended);
+    int dropped_lines() const { return dropped_lines_; }
 
     void kill();           // the whole process group, at once
     exit_status wait();    // reaps the child
@@ -48,6 +52,9 @@ private:
     int pid_ = -1;
     int events_read_ = -1;
     std::string buffer_;
+    std::size_t max_line_ = 0;
+    bool discarding_ = false;  // inside an over-long line, until its newline
+    int dropped_lines_ = 0;
     bool reaped_ = false;
     exit_status status_;
 };

@@ -38,6 +38,7 @@ struct lesson_report {
     std::string no_gpu_reason;
     unsigned long long seed = 0;
     std::vector<graded_test> tests;
+    std::vector<std::string> notes;  // what the grader ignored or could not do
 
     int score() const;
     int max_score() const;

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
 #include "process.hpp"
 
@@ -17,6 +18,8 @@ namespace grader {
 namespace {
 using nlohmann::json;
 using clock = std::chrono::steady_clock;
+
+std::filesystem::path evidence_dir(const run_options& options) { return options.log_dir / "evidence"; }
 
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
@@ -33,42 +36,74 @@ std::string indent_tail(const std::filesystem::path& log) {
     return text;
 }
 
-// Runs `ids` in as many processes as it takes; fills in `tests`.
-class batch_runner {
-public:
-    batch_runner(const run_options& options, std::map<std::string, graded_test*>& tests)
-        : options_(options), tests_(tests) {}
+// What one program said about one test.
+struct outcome {
+    test_status status = test_status::missing;
+    std::vector<std::string> messages;
+    double ms = 0;
+};
 
-    void run(std::vector<std::string> remaining) {
-        while (!remaining.empty()) {
-            const auto log = options_.log_dir / fmt::format("run-{}.log", ++round_);
-            child_process child({{options_.tests_program.string(),
+// Runs tests of one program (the tests program or the judge) in as many
+// processes as it takes, and bounds everything the program can do to the
+// grader: each process must finish a test it was asked for or it is the
+// last; each test gets one time limit; event lines are checked and capped.
+class test_processes {
+public:
+    test_processes(const run_options& options, std::filesystem::path program, std::string evidence_mode,
+                   std::string log_prefix)
+        : options_(options), program_(std::move(program)), evidence_mode_(std::move(evidence_mode)),
+          log_prefix_(std::move(log_prefix)) {}
+
+    std::map<std::string, outcome> run(std::vector<std::string> remaining) {
+        std::map<std::string, outcome> results;
+        // Each process but the last finishes at least one test: so at most
+        // one process per test, plus one.
+        const std::size_t most_processes = remaining.size() + 1;
+        for (std::size_t round = 0; !remaining.empty() && round < most_processes; ++round) {
+            const auto log = options_.log_dir / fmt::format("{}-{}.log", log_prefix_, ++round_);
+            child_process child({{program_.string(),
                                   "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),
                                   fmt::format("--seed={}", options_.seed)},
                                  {{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
+                                  {course::testing::evidence_mode_variable, evidence_mode_},
+                                  {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
                                   {"GTEST_COLOR", "no"}},
                                  log,
                                  true,
-                                 std::nullopt});
-            if (!run_one_process(child, log, remaining)) break;
+                                 std::nullopt,
+                                 max_file_bytes,
+                                 max_event_line_bytes});
+            const bool again = run_one_process(child, log, remaining, results);
+            ignored_ += child.dropped_lines();
+            if (!again) break;
         }
+        for (const auto& id : remaining)
+            results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
+        return results;
     }
 
+    // Event lines that were not taken: for tests not asked for or not in
+    // progress, repeated, malformed or too long.
+    int ignored_events() const { return ignored_; }
+
 private:
-    // One process: returns false when nothing more can be learnt from retrying.
-    bool run_one_process(child_process& child, const std::filesystem::path& log,
-                         std::vector<std::string>& remaining) {
+    // One process: returns false when nothing more can be learnt from another.
+    bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
+                         std::map<std::string, outcome>& results) {
         std::string current;
         bool progressed = false;
+        // The limit per test runs from the test's start (or the process's),
+        // and only events the grader takes restart it.
         auto deadline = clock::now() + options_.per_test_limit;
-        auto finish = [&](const std::string& id, test_status status, std::vector<std::string> messages, double ms) {
-            if (auto it = tests_.find(id); it != tests_.end()) {
-                it->second->status = status;
-                it->second->messages = std::move(messages);
-                it->second->ms = ms;
-            }
+        auto finish = [&](const std::string& id, outcome result) {
+            results[id] = std::move(result);
             remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
+            current.clear();
             progressed = true;
+            deadline = clock::now() + options_.per_test_limit;
+        };
+        auto asked_for = [&](const std::string& id) {
+            return std::find(remaining.begin(), remaining.end(), id) != remaining.end();
         };
 
         for (;;) {
@@ -76,24 +111,17 @@ private:
             const auto line = child.next_event(deadline, ended);
             if (line) {
                 const json event = json::parse(*line, nullptr, false);
-                if (event.is_discarded()) continue;
-                const std::string kind = event.value("event", "");
-                if (kind == "start") {
-                    current = event.value("test", "");
+                const std::string kind = event.is_object() ? string_field(event, "event") : "";
+                const std::string id = event.is_object() ? string_field(event, "test") : "";
+                if (kind == "start" && current.empty() && asked_for(id)) {
+                    current = id;
                     start_ = clock::now();
-                } else if (kind == "end") {
-                    std::vector<std::string> messages;
-                    for (const auto& m : event.value("messages", json::array()))
-                        messages.push_back(clean_message(m.get<std::string>()));
-                    const std::string s = event.value("status", "failed");
-                    finish(event.value("test", ""),
-                           s == "passed" ? test_status::passed
-                           : s == "skipped" ? test_status::skipped
-                                            : test_status::failed,
-                           messages, event.value("ms", 0.0));
-                    current.clear();
+                    deadline = start_ + options_.per_test_limit;
+                } else if (kind == "end" && !current.empty() && id == current) {
+                    finish(id, parse_end(event));
+                } else {
+                    ++ignored_;
                 }
-                deadline = clock::now() + options_.per_test_limit;
                 continue;
             }
             if (ended) {
@@ -102,10 +130,11 @@ private:
                     std::vector<std::string> messages{
                         fmt::format("the test program crashed during this test: {}", status.describe())};
                     if (const std::string tail = indent_tail(log); !tail.empty()) messages.push_back(tail);
-                    finish(current, test_status::crashed, messages, elapsed_ms());
+                    finish(current, {test_status::crashed, messages, elapsed_ms()});
                 } else if (!remaining.empty() && !progressed) {
-                    mark_missing(remaining, fmt::format("the test program ended ({}) without running this test",
-                                                        status.describe()) + "\n" + indent_tail(log));
+                    mark_missing(remaining, results,
+                                 fmt::format("the test program ended ({}) without running this test",
+                                             status.describe()) + "\n" + indent_tail(log));
                     return false;
                 }
                 return true;
@@ -114,27 +143,49 @@ private:
             child.kill();
             child.wait();
             if (current.empty()) {
-                mark_missing(remaining, fmt::format("the test program did not start this test within {} s",
-                                                    options_.per_test_limit.count() / 1000));
+                mark_missing(remaining, results,
+                             fmt::format("the test program did not start this test within {} s",
+                                         options_.per_test_limit.count() / 1000));
                 return false;
             }
-            finish(current, test_status::timed_out,
-                   {fmt::format("stopped after {} s: the test did not finish.",
-                                options_.per_test_limit.count() / 1000),
-                    "A kernel that never ends looks like this: a loop whose condition never "
-                    "changes, or a __syncthreads() that not every thread of the block reaches."},
-                   elapsed_ms());
+            finish(current, {test_status::timed_out,
+                             {fmt::format("stopped after {} s: the test did not finish.",
+                                          options_.per_test_limit.count() / 1000),
+                              "A kernel that never ends looks like this: a loop whose condition never "
+                              "changes, or a __syncthreads() that not every thread of the block reaches."},
+                             elapsed_ms()});
             return true;
         }
     }
 
-    void mark_missing(std::vector<std::string>& remaining, const std::string& why) {
-        for (const auto& id : remaining) {
-            if (auto it = tests_.find(id); it != tests_.end()) {
-                it->second->status = test_status::missing;
-                it->second->messages = {why};
+    static std::string string_field(const json& event, const char* name) {
+        const auto it = event.find(name);
+        return it != event.end() && it->is_string() ? it->get<std::string>() : std::string();
+    }
+
+    // A test's end event, read as untrusted input.
+    outcome parse_end(const json& event) {
+        outcome result;
+        const std::string s = string_field(event, "status");
+        result.status = s == "passed" ? test_status::passed : s == "skipped" ? test_status::skipped : test_status::failed;
+        if (const auto m = event.find("messages"); m != event.end() && m->is_array()) {
+            for (const auto& text : *m) {
+                if (!text.is_string()) continue;
+                if (result.messages.size() == max_messages_per_test) break;
+                std::string message = clean_message(text.get<std::string>());
+                if (message.size() > max_message_bytes) message = message.substr(0, max_message_bytes) + " [...]";
+                result.messages.push_back(std::move(message));
             }
         }
+        if (const auto ms = event.find("ms"); ms != event.end() && ms->is_number()) result.ms = ms->get<double>();
+        if (result.status == test_status::failed && result.messages.empty())
+            result.messages.push_back("the test failed without a message");
+        return result;
+    }
+
+    void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                      const std::string& why) {
+        for (const auto& id : remaining) results[id] = {test_status::missing, {why}, 0};
         remaining.clear();
     }
 
@@ -143,9 +194,12 @@ private:
     }
 
     const run_options& options_;
-    std::map<std::string, graded_test*>& tests_;
+    std::filesystem::path program_;
+    std::string evidence_mode_;
+    std::string log_prefix_;
     clock::time_point start_ = clock::now();
     int round_ = 0;
+    int ignored_ = 0;
 };
 
 void replace_all(std::string& text, const std::string& from, const std::string& to) {
@@ -198,10 +252,58 @@ std::string clean_message(const std::string& raw) {
     return text;
 }
 
-std::vector<graded_test> run_graded_tests(const run_options& options) {
+namespace {
+
+// Takes the judge's word on every test the tests program says it passed.
+void judge_claims(const run_options& options, const std::vector<std::string>& ids,
+                  std::map<std::string, graded_test*>& tests, std::vector<std::string>& notes) {
+    test_processes student(options, options.tests_program, "record", "run");
+    const auto claimed = student.run(ids);
+    std::vector<std::string> passes;
+    for (const auto& [id, said] : claimed) {
+        graded_test& t = *tests.at(id);
+        t.status = said.status;
+        t.messages = said.messages;
+        t.ms = said.ms;
+        if (said.status == test_status::passed) passes.push_back(id);
+    }
+    if (student.ignored_events() > 0)
+        notes.push_back(fmt::format(
+            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
+            "repeated, malformed or too long",
+            student.ignored_events()));
+    if (passes.empty()) return;
+
+    test_processes judge(options, options.judge_program, "judge", "judge");
+    for (const auto& [id, verdict] : judge.run(passes)) {
+        if (verdict.status == test_status::passed) continue;
+        graded_test& t = *tests.at(id);
+        t.status = test_status::failed;
+        t.messages = {"the test program said this test passed, but its recorded results do not pass it:"};
+        if (verdict.status != test_status::failed)
+            t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
+        t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
+    }
+    if (judge.ignored_events() > 0)
+        notes.push_back(fmt::format("the judge wrote {} event line(s) that were ignored", judge.ignored_events()));
+}
+
+// Old logs and evidence go first: evidence from another run proves nothing.
+void clear_run_files(const run_options& options) {
+    std::error_code ec;
+    std::filesystem::remove_all(evidence_dir(options), ec);
+    for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
+        if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
+    std::filesystem::create_directories(evidence_dir(options));
+}
+
+}  // namespace
+
+graded_run run_graded_tests(const run_options& options) {
     std::filesystem::create_directories(options.log_dir);
-    std::vector<graded_test> tests;
-    for (const auto& t : list_graded_tests(options.tests_program, options.log_dir)) {
+    clear_run_files(options);
+    graded_run run;
+    for (const auto& t : list_graded_tests(options.judge_program, options.log_dir)) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
         graded_test g;
@@ -210,30 +312,29 @@ std::vector<graded_test> run_graded_tests(const run_options& options) {
         g.points = t.points;
         g.performance = t.kind == "performance";
         g.gpu = t.gpu;
-        tests.push_back(g);
+        run.tests.push_back(g);
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
-    for (auto& t : tests) {
+    for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
     }
 
-    batch_runner runner(options, by_id);
-    runner.run(correctness);
+    judge_claims(options, correctness, by_id, run.notes);
 
     // Speed is only worth grading once the answers are right.
-    const bool all_right = std::all_of(tests.begin(), tests.end(), [](const graded_test& t) {
+    const bool all_right = std::all_of(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
         return t.performance || t.status == test_status::passed;
     });
-    const auto skipped = std::find_if(tests.begin(), tests.end(), [](const graded_test& t) {
+    const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
         return t.status == test_status::skipped;
     });
     if (all_right) {
-        runner.run(performance);
+        if (!performance.empty()) judge_claims(options, performance, by_id, run.notes);
     } else {
         for (const auto& id : performance) {
-            if (skipped != tests.end()) {
+            if (skipped != run.tests.end()) {
                 by_id[id]->status = test_status::skipped;
                 by_id[id]->messages = skipped->messages;
             } else {
@@ -242,7 +343,7 @@ std::vector<graded_test> run_graded_tests(const run_options& options) {
             }
         }
     }
-    return tests;
+    return run;
 }
 
 }  // namespace grader

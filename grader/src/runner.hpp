@@ -1,9 +1,19 @@
 #pragma once
-// Runs a lesson's graded-test program and turns what it reports into a
-// lesson_report, isolating the student's code: each program run streams one
-// event per test start and end; a crash or a hang costs the test in flight,
-// and the tests after it run again in a fresh process. A test the program
-// never reports scores zero.
+// Runs a lesson's graded tests and decides their verdicts without believing
+// the program that runs the student's code (grader/TRUST.md):
+//
+//  1. The tests program (the graded tests linked with the code under test)
+//     runs the tests in a separate process group with a time limit per test.
+//     It streams an event as each test starts and ends, and records what each
+//     test observed of the student's code as evidence. A crash or a hang costs
+//     the test in flight; the rest run in a fresh process. Its events are
+//     untrusted input: only a start for a test it was asked to run, then that
+//     test's end, is taken; anything else is ignored and noted.
+//  2. The judge (the same tests linked with the reference solution: no
+//     student code) reruns every test the tests program says it passed, with
+//     the student's recorded evidence in place of the reference's results.
+//     A test passes only if the judge passes it.
+// The judge also supplies the list of graded tests, points and titles.
 #include <chrono>
 #include <filesystem>
 #include <string>
@@ -19,23 +29,39 @@ struct listed_test {
     bool gpu = true;
 };
 
-// `<tests> --graded-list`: the tests a program must report, with points.
-std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_program,
+// `<program> --graded-list`: the tests, with points and titles. Asked of the
+// judge, which holds no student code.
+std::vector<listed_test> list_graded_tests(const std::filesystem::path& program,
                                            const std::filesystem::path& log_dir);
 
 struct run_options {
-    std::filesystem::path tests_program;
-    std::filesystem::path log_dir;   // each process's output is kept here
+    std::filesystem::path tests_program;  // links the code under test: untrusted
+    std::filesystem::path judge_program;  // the same tests against the reference solution
+    std::filesystem::path log_dir;        // each process's output, and the evidence
     unsigned long long seed = 0;
     std::chrono::milliseconds per_test_limit{60'000};
-    std::vector<std::string> only;   // test ids to run; empty: all
+    std::vector<std::string> only;        // test ids to run; empty: all
 };
 
-// Runs the correctness tests; then, if they all passed, the performance tests.
-std::vector<graded_test> run_graded_tests(const run_options& options);
+struct graded_run {
+    std::vector<graded_test> tests;
+    std::vector<std::string> notes;  // what the grader ignored or could not do, said once each
+};
+
+// Runs the correctness tests; then, if the judge passed them all, the
+// performance tests.
+graded_run run_graded_tests(const run_options& options);
 
 // Turns GoogleTest's wording into the report's: unwraps exceptions, folds
 // SCOPED_TRACE context into one line.
 std::string clean_message(const std::string& gtest_message);
+
+// Limits on what a test program may send: longer event lines are dropped,
+// and only this many messages of this many bytes are kept per test.
+inline constexpr std::size_t max_event_line_bytes = 64 * 1024;
+inline constexpr std::size_t max_messages_per_test = 20;
+inline constexpr std::size_t max_message_bytes = 4096;
+// Every file a test program writes (its log, its evidence) is capped here.
+inline constexpr long long max_file_bytes = 1LL << 30;
 
 }  // namespace grader

@@ -7,7 +7,16 @@
 //    which crashes or hangs the process is still known by name,
 //  - after each GPU test, checks that the CUDA context still works; after a
 //    sticky error (illegal address, ...) no later test could pass, so it
-//    reports the culprit and exits for the grader to start a fresh process.
+//    reports the culprit and exits for the grader to start a fresh process,
+//  - when the grader asks for evidence (COURSE_EVIDENCE, evidence.hpp),
+//    records what each test observed of the code under test, or, in the
+//    judge (the tests built against the reference solution), hands each
+//    test the student's recorded observations and fails a test whose
+//    recorded evidence it could not use in full.
+// None of this is trusted by the grader when the program links student code:
+// the events say which test was running when a process died, and the
+// student's own failure messages; a pass counts only once the judge agrees
+// (grader/TRUST.md).
 #include <cuda_runtime_api.h>
 #include <nlohmann/json.hpp>
 
@@ -17,6 +26,7 @@
 #include <string>
 
 #include "course/device_info.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/harness.hpp"
 
@@ -57,6 +67,7 @@ public:
     explicit event_stream(std::FILE* out) : out_(out) {}
 
     void OnTestStart(const ::testing::TestInfo& info) override {
+        course::testing::begin_test_evidence(test_id(info));
         emit({{"event", "start"}, {"test", test_id(info)}});
     }
 
@@ -68,6 +79,11 @@ public:
             if (part.failed() || part.skipped()) messages.push_back(part.message());
         }
         std::string status = result.Skipped() ? "skipped" : result.Failed() ? "failed" : "passed";
+        // The judge: a pass whose recorded evidence was not all used is no pass.
+        if (const std::string unused = course::testing::end_test_evidence(); !unused.empty() && status == "passed") {
+            status = "failed";
+            messages.push_back(unused);
+        }
 
         const auto* graded = course::testing::find_graded(test_id(info));
         std::string sticky;
@@ -88,6 +104,7 @@ public:
 
 private:
     void emit(const json& event) {
+        if (!out_) return;  // evidence without events: a test program run by hand
         const std::string line = event.dump() + "\n";
         std::fwrite(line.data(), 1, line.size(), out_);
         std::fflush(out_);
@@ -119,10 +136,18 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(course::testing::run_seed()),
                     static_cast<unsigned long long>(course::testing::run_seed()));
 
-    if (const char* fd = std::getenv(course::testing::events_fd_variable)) {
-        if (std::FILE* out = fdopen(std::atoi(fd), "w")) {
-            ::testing::UnitTest::GetInstance()->listeners().Append(new event_stream(out));
-        }
+    std::FILE* events = nullptr;
+    if (const char* fd = std::getenv(course::testing::events_fd_variable)) events = fdopen(std::atoi(fd), "w");
+    const char* mode = std::getenv(course::testing::evidence_mode_variable);
+    const char* dir = std::getenv(course::testing::evidence_dir_variable);
+    if (mode && dir) {
+        const std::string m = mode;
+        course::testing::start_evidence(m == "judge"    ? course::testing::evidence_mode::judge
+                                        : m == "record" ? course::testing::evidence_mode::record
+                                                        : course::testing::evidence_mode::off,
+                                        dir);
     }
+    if (events || course::testing::current_evidence_mode() != course::testing::evidence_mode::off)
+        ::testing::UnitTest::GetInstance()->listeners().Append(new event_stream(events));
     return RUN_ALL_TESTS();
 }

@@ -8,6 +8,7 @@
 #include "course/benchmark.hpp"
 #include "course/device_info.hpp"
 #include "course/error.hpp"
+#include "course/testing/evidence.hpp"
 
 namespace course::testing {
 
@@ -24,31 +25,44 @@ void expect_bandwidth_share(const std::string& name, const std::function<void(cu
     options.name = name;
     options.repeat = 20;
     options.bytes = bytes;
-    const benchmark_result result = benchmark(work, options);
+    // The code under test's speed is evidence; the copy it is compared with
+    // is measured again by whoever judges (evidence.hpp).
+    const double gbps = observe("GB/s", benchmark(work, options).gigabytes_per_second());
     const double copy = measured_copy_bandwidth_gbps(copy_bytes);
-    const double share = result.gigabytes_per_second() / copy;
-    ::testing::Test::RecordProperty("bandwidth_gbps", std::to_string(result.gigabytes_per_second()));
+    const double share = gbps / copy;
+    ::testing::Test::RecordProperty("bandwidth_gbps", std::to_string(gbps));
     EXPECT_GE(share, min_share) << fmt::format(
         "{:.0f} GB/s is {:.0f}% of this GPU's measured copy bandwidth ({:.0f} GB/s); {:.0f}% is "
         "needed.\n{}",
-        result.gigabytes_per_second(), 100 * share, copy, 100 * min_share, advice);
+        gbps, 100 * share, copy, 100 * min_share, advice);
 }
 
 void expect_launch_refused(const std::function<void()>& launch, const std::string& what) {
+    // What happened is evidence: the error code thrown, or -1 for none.
+    constexpr int returned_normally = -1;
+    int outcome = returned_normally;
+    std::string thrown;
     try {
         launch();
         cudaDeviceSynchronize();
+    } catch (const cuda_error& e) {
+        outcome = static_cast<int>(e.code());
+        thrown = e.what();
+    }
+    const int observed = observe("launch outcome", outcome);
+    if (observed != outcome) thrown = cudaGetErrorName(static_cast<cudaError_t>(observed));
+    if (observed == returned_normally) {
         ADD_FAILURE() << what << " returned normally, but no GPU runs blocks of more than 1024 "
                                  "threads: the launch failed and nobody noticed.\n"
                                  "Check every launch with CUDA_CHECK(cudaGetLastError()).";
-    } catch (const cuda_error& e) {
-        // CUDA 12 calls this launch cudaErrorInvalidConfiguration, CUDA 13
-        // cudaErrorInvalidValue; either is the launch being refused.
-        EXPECT_TRUE(e.code() == cudaErrorInvalidConfiguration || e.code() == cudaErrorInvalidValue)
-            << "expected the launch to be refused (cudaErrorInvalidConfiguration or "
-               "cudaErrorInvalidValue), got "
-            << e.what();
+        return;
     }
+    // CUDA 12 calls this launch cudaErrorInvalidConfiguration, CUDA 13
+    // cudaErrorInvalidValue; either is the launch being refused.
+    EXPECT_TRUE(observed == cudaErrorInvalidConfiguration || observed == cudaErrorInvalidValue)
+        << "expected the launch to be refused (cudaErrorInvalidConfiguration or "
+           "cudaErrorInvalidValue), got "
+        << thrown;
 }
 
 }  // namespace course::testing

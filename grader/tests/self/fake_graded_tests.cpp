@@ -1,42 +1,114 @@
 // A stand-in for a lesson's graded-test program, built on the real harness,
 // whose tests misbehave on request (environment variables set by
-// test_runner.cpp): crash, hang, throw. No GPU needed.
+// test_runner.cpp): crash, hang, throw, or cheat. No GPU needed.
+//
+// It is built twice: as fake_graded_tests (the "student's" program, which
+// obeys the requests) and, with FAKE_REFERENCE defined, as fake_graded_judge
+// (the reference, which ignores them), just as each lesson's tests are built
+// against the exercise and against the solution.
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "course/error.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/harness.hpp"
 
 namespace {
-bool asked(const char* what) { return std::getenv(what) != nullptr; }
+bool asked(const char* what) {
+#ifdef FAKE_REFERENCE
+    (void)what;
+    return false;
+#else
+    return std::getenv(what) != nullptr;
+#endif
+}
+
+// The "code under test": the answer is 42 unless asked to get it wrong.
+int answer() { return asked("FAKE_WRONG") ? 41 : 42; }
+
+// A cheat, as a student who read harness.cpp could write it: before main(),
+// write events to the grader's descriptor and leave with exit code 0.
+//  FAKE_FORGE: a "passed" for every test, as GoogleTest would, then exit.
+//  FAKE_FLOOD: events for tests nobody asked for, repeats, garbage and a
+//              line far past any limit, then exit; forever, were each
+//              event believed to be progress.
+void write_events(int fd, const std::string& text) {
+    for (std::size_t done = 0; done < text.size();) {
+        const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
+        if (n <= 0) return;
+        done += static_cast<std::size_t>(n);
+    }
+}
+const bool cheat_before_main = [] {
+    const char* fd_text = std::getenv(course::testing::events_fd_variable);
+    if (!fd_text || (!asked("FAKE_FORGE") && !asked("FAKE_FLOOD"))) return false;
+    const int fd = std::atoi(fd_text);
+    const char* tests[] = {"FakeHost.Passes", "FakeHost.Fails", "FakeHost.Crashes", "FakeHost.Hangs",
+                           "FakeHost.Unfinished", "FakeHost.Last", "FakeHost.Speed"};
+    std::string events;
+    for (const char* t : tests) {
+        const std::string id = t;
+        if (asked("FAKE_FLOOD")) {
+            events += R"({"event":"end","test":")" + id + R"(","status":"passed","messages":[],"ms":1})" "\n";
+            events += R"({"event":"start","test":"Other.Test"})" "\n";
+            events += "{not json\n";
+        }
+        events += R"({"event":"start","test":")" + id + "\"}\n";
+        events += R"({"event":"end","test":")" + id + R"(","status":"passed","messages":[],"ms":1})" "\n";
+        if (asked("FAKE_FLOOD")) events += R"({"event":"start","test":")" + id + "\"}\n";
+    }
+    if (asked("FAKE_FLOOD")) events += std::string(1 << 20, 'x') + "\n";
+    write_events(fd, events);
+    std::printf("[  PASSED  ] 7 tests.\n");
+    std::_Exit(0);
+}();
 }  // namespace
 
-GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {}
+GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
+    EXPECT_EQ(course::testing::observe("answer", answer()), 42);
+}
 
 GRADED_HOST_TEST(Fake, Fails, 2, "a test that fails") {
+    (void)course::testing::observe("answer", answer());
     SCOPED_TRACE("n = 129");
     ADD_FAILURE() << "element 128: expected 1, got NaN (never written)";
 }
 
 GRADED_HOST_TEST(Fake, Crashes, 1, "a test that may crash") {
     if (asked("FAKE_CRASH")) std::raise(SIGSEGV);
+    EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 
 GRADED_HOST_TEST(Fake, Hangs, 1, "a test that may hang") {
     while (asked("FAKE_HANG")) sleep(1);
+    EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 
 GRADED_HOST_TEST(Fake, Unfinished, 1, "a test of unfinished work") {
     if (asked("FAKE_TODO")) course::todo("fake::function");
+    EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 
-GRADED_HOST_TEST(Fake, Last, 1, "the last test") {}
+// Its check in the student's program was tampered with (FAKE_TAMPER): the
+// program says "passed" whatever the answer. The recorded answer still tells.
+GRADED_HOST_TEST(Fake, Last, 1, "the last test") {
+    const int got = course::testing::observe("answer", answer());
+    if (!asked("FAKE_TAMPER")) EXPECT_EQ(got, 42) << "the answer is 42";
+}
+
+// Checks nothing the code under test produced: the judge cannot confirm it.
+GRADED_HOST_TEST(Fake, NoEvidence, 1, "a test that records no evidence") {}
 
 // Listed with its points, but GoogleTest skips DISABLED_ tests silently: the
 // grader must notice that it never reported.
 GRADED_HOST_TEST(Fake, DISABLED_Never, 1, "a test that never reports") {}
 
 COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false,
-                    ::course::testing::host_test) {}
+                    ::course::testing::host_test) {
+    EXPECT_GE(course::testing::observe("speed", answer()), 42);
+}

@@ -25,13 +25,30 @@ const std::filesystem::path& scratch_dir() {
     return dir.path();
 }
 
-std::vector<grader::graded_test> run(int timeout_ms = 20000) {
+grader::run_options fake_options(int timeout_ms = 20000) {
     grader::run_options options;
     options.tests_program = FAKE_GRADED_TESTS;
+    options.judge_program = FAKE_GRADED_JUDGE;
     options.log_dir = scratch_dir();
     options.seed = 7;
     options.per_test_limit = std::chrono::milliseconds(timeout_ms);
-    return grader::run_graded_tests(options);
+    return options;
+}
+
+std::vector<grader::graded_test> run(int timeout_ms = 20000) {
+    return grader::run_graded_tests(fake_options(timeout_ms)).tests;
+}
+
+std::string all_messages(const grader::graded_test& t) {
+    std::string text;
+    for (const auto& m : t.messages) text += m + "\n";
+    return text;
+}
+
+int score(const std::vector<grader::graded_test>& tests) {
+    int total = 0;
+    for (const auto& t : tests) total += t.score();
+    return total;
 }
 
 const grader::graded_test& find(const std::vector<grader::graded_test>& tests, const std::string& id) {
@@ -43,13 +60,13 @@ const grader::graded_test& find(const std::vector<grader::graded_test>& tests, c
 }  // namespace
 
 TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
-    const auto listed = grader::list_graded_tests(FAKE_GRADED_TESTS, scratch_dir());
-    ASSERT_EQ(listed.size(), 8u);
+    const auto listed = grader::list_graded_tests(FAKE_GRADED_JUDGE, scratch_dir());
+    ASSERT_EQ(listed.size(), 9u);
     EXPECT_EQ(listed[1].id, "FakeHost.Fails");
     EXPECT_EQ(listed[1].points, 2);
     EXPECT_EQ(listed[1].title, "a test that fails");
     EXPECT_FALSE(listed[1].gpu);
-    EXPECT_EQ(listed[7].kind, "performance");
+    EXPECT_EQ(listed[8].kind, "performance");
 }
 
 TEST(Runner, ReportsPassAndFailWithCleanMessages) {
@@ -95,11 +112,9 @@ TEST(Runner, UnfinishedWorkIsNamed) {
 }
 
 TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
-    grader::run_options options;
-    options.tests_program = FAKE_GRADED_TESTS;
-    options.log_dir = scratch_dir();
+    grader::run_options options = fake_options();
     options.only = {"FakeHost.Passes", "FakeHost.Speed"};
-    const auto tests = grader::run_graded_tests(options);
+    const auto tests = grader::run_graded_tests(options).tests;
     ASSERT_EQ(tests.size(), 2u);
     EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed);
 }
@@ -113,10 +128,54 @@ TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
 }
 
 TEST(Runner, AProgramThatCannotListItsTestsIsAnError) {
-    grader::run_options options;
-    options.tests_program = "/bin/true";  // prints nothing for --graded-list
-    options.log_dir = scratch_dir();
+    grader::run_options options = fake_options();
+    options.judge_program = "/bin/true";  // prints nothing for --graded-list
     EXPECT_THROW(grader::run_graded_tests(options), std::exception);
+}
+
+// Trust: the grader does not take the tests program's word for a pass.
+
+TEST(Runner, APassTheJudgeCannotConfirmScoresZero) {
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.NoEvidence");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("checked no recorded result"), std::string::npos) << all_messages(t);
+}
+
+TEST(Runner, PassesForgedBeforeMainScoreZero) {
+    env_var forge("FAKE_FORGE");
+    const auto tests = run();
+    EXPECT_EQ(score(tests), 0);
+    const auto& t = find(tests, "FakeHost.Passes");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("the pass was reported by the code under test, not shown by its results"),
+              std::string::npos)
+        << all_messages(t);
+}
+
+TEST(Runner, ATamperedCheckIsJudgedOnTheRecordedResult) {
+    env_var wrong("FAKE_WRONG");
+    env_var tamper("FAKE_TAMPER");  // the student's program no longer checks the answer
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.Last");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("said this test passed"), std::string::npos) << all_messages(t);
+    EXPECT_NE(all_messages(t).find("the answer is 42"), std::string::npos) << all_messages(t);
+}
+
+TEST(Runner, AFloodOfEventsEndsQuicklyAndScoresZero) {
+    env_var flood("FAKE_FLOOD");
+    const auto start = std::chrono::steady_clock::now();
+    const grader::graded_run result = grader::run_graded_tests(fake_options());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_EQ(score(result.tests), 0);
+    // Only its own logs: one process, which finished nothing, then it stopped.
+    int logs = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        logs += entry.path().extension() == ".log";
+    EXPECT_LE(logs, 3);
+    ASSERT_FALSE(result.notes.empty());
+    EXPECT_NE(result.notes.front().find("ignored"), std::string::npos) << result.notes.front();
 }
 
 TEST(CleanMessage, UnwrapsExceptions) {

@@ -15,6 +15,7 @@
 
 #include "course/device_array.hpp"
 #include "course/random.hpp"
+#include "course/testing/evidence.hpp"
 
 namespace course::testing {
 
@@ -30,12 +31,14 @@ public:
     std::size_t size() const { return n_; }
     std::size_t guard() const { return guard_; }
 
+    // What the code under test left in the output: evidence (evidence.hpp).
     std::vector<T> to_host() const {
         std::vector<T> host(n_);
         storage_.to_host(host.data(), n_);
-        return host;
+        return observe("output", std::move(host));
     }
-    // Index (after the end) of every guard element that no longer holds the poison.
+    // Index (after the end) of every guard element that no longer holds the
+    // poison: evidence too.
     std::vector<std::size_t> guard_writes() const;
 
 private:
@@ -56,7 +59,7 @@ std::vector<std::size_t> guarded_output<T>::guard_writes() const {
             }
         }
     }
-    return written;
+    return observe("guard writes", std::move(written));
 }
 
 template <class T>

@@ -1,0 +1,172 @@
+#include "course/testing/evidence.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+
+namespace course::testing {
+
+namespace {
+
+// Evidence file: one record per observation, in the order the test made
+// them: u32 name length, the name, u64 value length, the value's bytes.
+// Native byte order: the recorder and the judge run on the same machine.
+// The judge reads at most this much of one test's evidence; more is refused.
+constexpr std::uint64_t max_evidence_bytes = std::uint64_t{2} << 30;
+constexpr std::uint32_t max_name_bytes = 256;
+
+// Said by the judge where the student's program claimed a pass that its own
+// recorded results do not support. grader verify's cheat bank looks for it.
+constexpr const char* forged = "the pass was reported by the code under test, not shown by its results";
+
+struct record {
+    std::string what;
+    std::string bytes;
+};
+
+struct evidence_state {
+    evidence_mode mode = evidence_mode::off;
+    std::string dir;
+    std::string test;
+    // Recording: the open file of the test in progress.
+    std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{nullptr, &std::fclose};
+    // Judging: the test's recorded observations, and how many were used.
+    std::vector<record> recorded;
+    std::string unreadable;  // why the file could not be used, if it could not
+    std::size_t used = 0;
+    bool ran_out = false;
+};
+
+evidence_state& state() {
+    static evidence_state s;
+    return s;
+}
+
+template <class T>
+bool read_exact(std::istream& in, T& value) {
+    return static_cast<bool>(in.read(reinterpret_cast<char*>(&value), sizeof value));
+}
+
+// Reads a test's evidence as untrusted input: bounded names and sizes, and
+// nothing past the end of the file.
+std::string read_records(const std::string& path, std::vector<record>& records) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return "no evidence was recorded for this test";
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::uint64_t>(in.tellg());
+    in.seekg(0);
+    if (size > max_evidence_bytes) return "the recorded evidence is larger than any test produces";
+    std::uint64_t left = size;
+    while (left > 0) {
+        std::uint32_t name_size = 0;
+        std::uint64_t value_size = 0;
+        record r;
+        if (left < sizeof name_size || !read_exact(in, name_size) || name_size > max_name_bytes ||
+            left - sizeof name_size < name_size)
+            return "the recorded evidence is damaged";
+        left -= sizeof name_size;
+        r.what.resize(name_size);
+        in.read(r.what.data(), name_size);
+        left -= name_size;
+        if (left < sizeof value_size || !read_exact(in, value_size) || left - sizeof value_size < value_size)
+            return "the recorded evidence is damaged";
+        left -= sizeof value_size;
+        r.bytes.resize(value_size);
+        in.read(r.bytes.data(), static_cast<std::streamsize>(value_size));
+        left -= value_size;
+        if (!in) return "the recorded evidence is damaged";
+        records.push_back(std::move(r));
+    }
+    return {};
+}
+
+void write_record(std::FILE* out, std::string_view what, const std::string& bytes) {
+    const auto name_size = static_cast<std::uint32_t>(what.size());
+    const auto value_size = static_cast<std::uint64_t>(bytes.size());
+    std::fwrite(&name_size, sizeof name_size, 1, out);
+    std::fwrite(what.data(), 1, what.size(), out);
+    std::fwrite(&value_size, sizeof value_size, 1, out);
+    std::fwrite(bytes.data(), 1, bytes.size(), out);
+}
+
+}  // namespace
+
+evidence_mode current_evidence_mode() { return state().mode; }
+
+std::string evidence_file_name(const std::string& test_id) {
+    std::string name = test_id;
+    for (char& c : name) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                           c == '.' || c == '_' || c == '-';
+        if (!plain) c = '_';
+    }
+    return name + ".evidence";
+}
+
+void start_evidence(evidence_mode mode, const std::string& dir) {
+    state().mode = dir.empty() ? evidence_mode::off : mode;
+    state().dir = dir;
+}
+
+void begin_test_evidence(const std::string& test_id) {
+    evidence_state& s = state();
+    s.test = test_id;
+    s.recorded.clear();
+    s.unreadable.clear();
+    s.used = 0;
+    s.ran_out = false;
+    const std::string path = s.dir + "/" + evidence_file_name(test_id);
+    if (s.mode == evidence_mode::record) s.out.reset(std::fopen(path.c_str(), "wb"));
+    if (s.mode == evidence_mode::judge) s.unreadable = read_records(path, s.recorded);
+}
+
+std::string end_test_evidence() {
+    evidence_state& s = state();
+    s.out.reset();
+    if (s.mode != evidence_mode::judge) return {};
+    std::string problem;
+    if (!s.unreadable.empty()) problem = s.unreadable;
+    else if (s.used == 0) problem = "the test checked no recorded result";
+    else if (s.used < s.recorded.size())
+        problem = std::to_string(s.recorded.size() - s.used) + " recorded results were never checked";
+    s.recorded.clear();
+    if (problem.empty() || s.ran_out) return {};  // ran out: observe_bytes already said so
+    return problem + ": " + forged;
+}
+
+std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size, bool exactly_one) {
+    evidence_state& s = state();
+    if (s.mode == evidence_mode::record) {
+        if (s.out) {
+            write_record(s.out.get(), what, bytes);
+            std::fflush(s.out.get());  // a crash later in the test keeps what was seen
+        }
+        return bytes;
+    }
+    if (s.mode != evidence_mode::judge) return bytes;
+
+    // The judge: the student's value replaces the reference's.
+    if (!s.unreadable.empty() || s.used >= s.recorded.size()) {
+        if (!s.ran_out)
+            ADD_FAILURE() << (s.unreadable.empty() ? "no recorded result for '" + std::string(what) + "'"
+                                                   : s.unreadable)
+                          << ": " << forged;
+        s.ran_out = true;
+        return bytes;
+    }
+    record& r = s.recorded[s.used++];
+    const bool size_fits = exactly_one ? r.bytes.size() == element_size : r.bytes.size() % element_size == 0;
+    if (r.what != what || !size_fits) {
+        ADD_FAILURE() << "the recorded results do not follow the test's steps (expected '" << what << "', found '"
+                      << r.what << "'): " << forged;
+        s.ran_out = true;
+        s.used = s.recorded.size();
+        return bytes;
+    }
+    return std::move(r.bytes);
+}
+
+}  // namespace course::testing
