@@ -79,7 +79,7 @@ function(course_add_lesson dir)
     endif()
 
     string(APPEND manifest_variants
-      "${sep}\n        \"${variant}\": {\"source_dir\": \"${src_dir}\", \"tests_target\": \"${id}_${variant}_tests\", \"tests\": \"$<TARGET_FILE:${id}_${variant}_tests>\"${bench_json}}")
+      "${sep}\n        \"${variant}\": {\"source_dir\": \"${src_dir}\", \"tests_target\": \"${id}_${variant}_tests\", \"tests\": \"$<TARGET_FILE:${id}_${variant}_tests>\", \"library\": \"$<TARGET_FILE:${id}_${variant}>\"${bench_json}}")
     set(sep ",")
   endforeach()
 

@@ -34,15 +34,17 @@ int cmd_run(const common_args& common, const run_args& args) {
 
     std::string variant_name = args.solution ? "solution" : "exercise";
     if (!args.mutant.empty()) variant_name = "mutant_" + args.mutant;
+    if (!args.cheat.empty()) variant_name = "cheat_" + args.cheat;
     const variant_info* variant = lesson.variant(variant_name);
     if (!variant) {
-        const auto mutants = lesson.mutants();
+        const bool cheat = !args.cheat.empty();
+        const auto known = cheat ? lesson.cheats() : lesson.mutants();
         throw user_error(usage_error,
-                         mutants.empty()
-                             ? fmt::format("{} has no '{}' build. Known-wrong versions are built with "
+                         known.empty()
+                             ? fmt::format("{} has no '{}' build. Known-wrong versions and cheats are built with "
                                            "-DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
-                             : fmt::format("{} has no mutant '{}'. Known: {}.", lesson.id, args.mutant,
-                                           fmt::join(mutants, ", ")));
+                             : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, cheat ? "cheat" : "mutant",
+                                           cheat ? args.cheat : args.mutant, fmt::join(known, ", ")));
     }
 
     // The report goes to stdout as text unless a machine format is asked for
@@ -63,6 +65,7 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.seed = args.seed.value_or(fresh_seed());
     options.per_test_limit = std::chrono::seconds(args.timeout_s);
     options.only = args.tests;
+    options.sandbox = args.sandbox;
     const lesson_report report = grade_variant(m, lesson, variant_name, options);
 
     if (args.output) {

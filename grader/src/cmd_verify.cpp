@@ -1,7 +1,7 @@
 // grader verify [LESSON...]: every solution gets full marks, every untouched
 // skeleton loses every correctness test, and every known-wrong version in
-// grader/mutants is caught where its expect.json says, with the diagnosis it
-// names.
+// grader/mutants and every known cheat in grader/cheats is caught where its
+// expect.json says, with the diagnosis it names.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -66,6 +66,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
     grade_options options;
     options.seed = args.seed;
     options.per_test_limit = std::chrono::seconds(args.timeout_s);
+    options.sandbox = true;  // a graded run: the variants must not see the references
     int violations = 0;
     std::cout << fmt::format("verifying on {} · seed {}\n", course::query_device().summary(), args.seed);
     for (const auto* lesson : lessons) {
@@ -76,11 +77,16 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         };
         judge("solution", "solution", check_full_marks, "full marks");
         judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
-        for (const auto& name : lesson->mutants()) {
-            const fs::path file = lesson->variant("mutant_" + name)->source_dir / "expect.json";
-            const expectation e = parse_expectation(read_text(file));
-            judge("mutant_" + name, "mutant " + name,
-                  [&](const lesson_report& r) { return check_expectation(r, e); }, "caught: " + e.mistake);
+        // Known-wrong versions and known cheats alike: each caught as its expect.json says.
+        for (const auto& [kind, names] : {std::pair{std::string("mutant"), lesson->mutants()},
+                                          std::pair{std::string("cheat"), lesson->cheats()}}) {
+            for (const auto& name : names) {
+                const std::string variant = kind + "_" + name;
+                const fs::path file = lesson->variant(variant)->source_dir / "expect.json";
+                const expectation e = parse_expectation(read_text(file));
+                judge(variant, kind + " " + name, [&](const lesson_report& r) { return check_expectation(r, e); },
+                      "caught: " + e.mistake);
+            }
         }
 
         std::cout << fmt::format("\n{} · {}\n", lesson->id, lesson->title);

@@ -15,6 +15,8 @@ struct run_args {
     std::string lesson;
     bool solution = false;
     std::string mutant;               // a known-wrong version from grader/mutants
+    std::string cheat;                // a known cheat from grader/cheats
+    bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
     std::string format = "text";      // text, json, gradescope, junit
     std::optional<std::filesystem::path> output;
     std::optional<unsigned long long> seed;

@@ -50,10 +50,20 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
     run.seed = options.seed;
     run.per_test_limit = options.per_test_limit;
     run.only = options.only;
+    if (options.sandbox) {
+        run.bwrap = find_bubblewrap();
+        // Hidden: the references, the known-wrong versions and cheats, and the
+        // build folder (compiled solutions, other variants' evidence). Shown
+        // again: the variant's own library, which lesson07's tests read.
+        run.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
+                              m.source_dir / "grader" / "cheats", m.build_dir};
+        if (!variant->library.empty()) run.sandbox.readable.push_back(variant->library);
+        report.notes.push_back(describe_sandbox(run.bwrap));
+    }
     try {
         graded_run graded = run_graded_tests(run);
         report.tests = std::move(graded.tests);
-        report.notes = std::move(graded.notes);
+        report.notes.insert(report.notes.end(), graded.notes.begin(), graded.notes.end());
     } catch (const std::exception& e) {
         throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
     }

@@ -14,6 +14,7 @@ struct grade_options {
     unsigned long long seed = 0;
     std::chrono::seconds per_test_limit{60};
     std::vector<std::string> only;  // test ids; empty: all
+    bool sandbox = false;           // a graded run: hide the course's secrets (sandbox.hpp)
 };
 
 // The build targets grading a variant needs: its tests, and the judge's

@@ -28,6 +28,10 @@ int main(int argc, char** argv) {
     run_cmd->add_option("lesson", run.lesson, "lesson01, 1 or vecadd")->required();
     run_cmd->add_flag("--solution", run.solution, "grade the reference solution instead");
     run_cmd->add_option("--mutant", run.mutant, "grade a known-wrong version (grader/mutants)");
+    run_cmd->add_option("--cheat", run.cheat, "grade a known cheat (grader/cheats)")->excludes("--mutant");
+    run_cmd->add_flag("--sandbox", run.sandbox,
+                      "run the tests in a bubblewrap sandbox that hides the solutions, the known-wrong "
+                      "versions and the build folder (graded runs: Gradescope)");
     run_cmd->add_option("--format", run.format, "report format")
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");

@@ -32,12 +32,17 @@ const variant_info* lesson_info::variant(const std::string& name) const {
     return it == variants.end() ? nullptr : &it->second;
 }
 
-std::vector<std::string> lesson_info::mutants() const {
+namespace {
+std::vector<std::string> variants_named(const std::map<std::string, variant_info>& variants, const std::string& prefix) {
     std::vector<std::string> names;
     for (const auto& [name, _] : variants)
-        if (name.rfind("mutant_", 0) == 0) names.push_back(name.substr(7));
+        if (name.rfind(prefix, 0) == 0) names.push_back(name.substr(prefix.size()));
     return names;
 }
+}  // namespace
+
+std::vector<std::string> lesson_info::mutants() const { return variants_named(variants, "mutant_"); }
+std::vector<std::string> lesson_info::cheats() const { return variants_named(variants, "cheat_"); }
 
 const lesson_info* manifest::find(const std::string& raw) const {
     const std::string name = lowercase(raw);
@@ -84,6 +89,7 @@ manifest parse_manifest(const std::string& json_text) {
             info.source_dir = v.at("source_dir").get<std::string>();
             info.tests_target = v.at("tests_target");
             info.tests = v.at("tests").get<std::string>();
+            info.library = v.value("library", "");
             info.bench_target = v.value("bench_target", "");
             info.bench = v.value("bench", "");
             lesson.variants.emplace(name, std::move(info));

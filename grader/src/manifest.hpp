@@ -15,6 +15,7 @@ struct variant_info {
     fs::path source_dir;     // exercises/NN_name, solutions/NN_name or a mutant's folder
     std::string tests_target;
     fs::path tests;          // the graded-test program
+    fs::path library;        // the implementation library it links (the student's code, compiled)
     std::string bench_target;
     fs::path bench;
 };
@@ -29,10 +30,11 @@ struct lesson_info {
     fs::path lesson_dir;
     std::vector<std::string> sources;
     std::vector<std::string> baselines;  // benchmark names (prefixes) that measure a reference, not the lesson's code
-    std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>"
+    std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>", "cheat_<name>"
 
     const variant_info* variant(const std::string& name) const;
     std::vector<std::string> mutants() const;  // names without the "mutant_" prefix
+    std::vector<std::string> cheats() const;   // names without the "cheat_" prefix
 };
 
 struct manifest {

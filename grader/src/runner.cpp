@@ -61,9 +61,9 @@ public:
         const std::size_t most_processes = remaining.size() + 1;
         for (std::size_t round = 0; !remaining.empty() && round < most_processes; ++round) {
             const auto log = options_.log_dir / fmt::format("{}-{}.log", log_prefix_, ++round_);
-            child_process child({{program_.string(),
-                                  "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),
-                                  fmt::format("--seed={}", options_.seed)},
+            child_process child({command({program_.string(),
+                                          "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),
+                                          fmt::format("--seed={}", options_.seed)}),
                                  {{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
                                   {course::testing::evidence_mode_variable, evidence_mode_},
                                   {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
@@ -87,6 +87,15 @@ public:
     int ignored_events() const { return ignored_; }
 
 private:
+    // The student's program runs in the sandbox where there is one; the judge never needs it.
+    std::vector<std::string> command(std::vector<std::string> argv) const {
+        if (evidence_mode_ != "record" || !options_.bwrap) return argv;
+        sandbox_spec spec = options_.sandbox;
+        spec.readable.push_back(program_);
+        spec.writable.push_back(evidence_dir(options_));
+        return sandboxed_command(*options_.bwrap, spec, argv);
+    }
+
     // One process: returns false when nothing more can be learnt from another.
     bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
                          std::map<std::string, outcome>& results) {

@@ -16,10 +16,12 @@
 // The judge also supplies the list of graded tests, points and titles.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "report.hpp"
+#include "sandbox.hpp"
 
 namespace grader {
 
@@ -41,6 +43,10 @@ struct run_options {
     unsigned long long seed = 0;
     std::chrono::milliseconds per_test_limit{60'000};
     std::vector<std::string> only;        // test ids to run; empty: all
+    // Where set, the tests program (never the judge) runs inside this
+    // bubblewrap sandbox; the program and the evidence folder are shown in it.
+    std::optional<std::filesystem::path> bwrap;
+    sandbox_spec sandbox;
 };
 
 struct graded_run {

@@ -39,6 +39,9 @@ expectation parse_expectation(const std::string& json_text) {
     e.must_pass = j.value("must_pass", std::vector<std::string>{});
     e.status = j.value("status", std::map<std::string, std::string>{});
     e.message_contains = j.value("message_contains", std::map<std::string, std::string>{});
+    if (j.contains("score")) e.score = j.at("score").get<int>();
+    if (j.contains("max_score")) e.max_score = j.at("max_score").get<int>();
+    e.note_contains = j.value("note_contains", "");
     return e;
 }
 
@@ -81,6 +84,16 @@ std::vector<std::string> check_expectation(const lesson_report& r, const expecta
         const std::string messages = t ? all_messages(*t) : "";
         if (messages.find(text) == std::string::npos)
             problems.push_back(fmt::format("the report on {} does not say \"{}\"; it says: {}", id, text, short_text(messages)));
+    }
+    if (e.score && r.score() != *e.score) problems.push_back(fmt::format("scored {}, expected {}", r.score(), *e.score));
+    if (e.max_score && r.max_score() != *e.max_score)
+        problems.push_back(fmt::format("out of {}, expected out of {}", r.max_score(), *e.max_score));
+    if (!e.note_contains.empty()) {
+        std::string notes;
+        for (const auto& n : r.notes) notes += n + "\n";
+        if (notes.find(e.note_contains) == std::string::npos)
+            problems.push_back(fmt::format("the report's notes do not say \"{}\"; they say: {}", e.note_contains,
+                                           short_text(notes)));
     }
     flag_skips(r, problems);
     return problems;

@@ -3,6 +3,7 @@
 // problems it found, one sentence each; none means the variant is as it
 // should be.
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,8 @@ struct expectation {
     std::vector<std::string> must_pass;                    // tests it must not disturb
     std::map<std::string, std::string> status;             // exact status, e.g. "timed_out"
     std::map<std::string, std::string> message_contains;   // the diagnosis the report must give
+    std::optional<int> score, max_score;                   // the whole report's, where they matter
+    std::string note_contains;                             // what the report's notes must say
 };
 expectation parse_expectation(const std::string& json_text);
 

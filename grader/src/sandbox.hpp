@@ -1,0 +1,35 @@
+#pragma once
+// The sandbox for graded runs (grader verify, Gradescope, batch grading):
+// the student's test program runs under bubblewrap with no network, its own
+// process and IPC-free view of the machine, and the course's secrets hidden:
+// the reference solutions, the known-wrong versions and cheats, the build
+// folder (which holds the compiled solutions and other variants' evidence)
+// and any other folder the caller names (other students' work). Only the
+// files the program needs are shown again inside what is hidden.
+//
+// Where bubblewrap is not installed the caller runs the program as it is and
+// says so in the report: the protection is not claimed.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+struct sandbox_spec {
+    std::vector<std::filesystem::path> hidden;    // replaced by empty, throw-away folders
+    std::vector<std::filesystem::path> readable;  // shown again, read-only (inside a hidden folder, say)
+    std::vector<std::filesystem::path> writable;  // shown again, writable (the evidence folder)
+};
+
+// bubblewrap's `bwrap` on PATH (or $COURSE_BWRAP), if it is there and works here.
+std::optional<std::filesystem::path> find_bubblewrap();
+
+// The command line that runs `argv` inside the sandbox.
+std::vector<std::string> sandboxed_command(const std::filesystem::path& bwrap, const sandbox_spec& spec,
+                                           const std::vector<std::string>& argv);
+
+// One line for the report: what the sandbox hid, or that there was none.
+std::string describe_sandbox(const std::optional<std::filesystem::path>& bwrap);
+
+}  // namespace grader
