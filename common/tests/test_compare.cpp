@@ -50,6 +50,22 @@ TEST(Compare, KeepsOnlyTheFirstExamples) {
     EXPECT_EQ(c.examples.size(), 5u);
 }
 
+TEST(Compare, AShortResultIsWrongWhereItEnds) {
+    const std::vector<float> actual{1, 2};
+    const auto c = course::compare(actual, std::vector<double>{1, 2, 3, 4}, {1e-6, 0});
+    EXPECT_FALSE(c.ok());
+    EXPECT_EQ(c.wrong, 2u);
+    EXPECT_EQ(c.nan, 2u);  // never written
+    EXPECT_EQ(c.first_wrong, 2u);
+    EXPECT_TRUE(course::compare(std::vector<float>{}, std::vector<double>{1}, {1e-6, 0}).wrong == 1);
+}
+
+TEST(Compare, ALongResultIsWrongPastTheEnd) {
+    const auto c = course::compare(std::vector<float>{1, 2, 3}, std::vector<double>{1, 2}, {1e-6, 0});
+    EXPECT_EQ(c.wrong, 1u);
+    EXPECT_EQ(c.first_wrong, 2u);
+}
+
 TEST(Compare, WithCommas) {
     EXPECT_EQ(course::with_commas(0), "0");
     EXPECT_EQ(course::with_commas(999), "999");

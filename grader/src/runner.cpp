@@ -4,6 +4,12 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -49,25 +55,32 @@ struct outcome {
 // last; each test gets one time limit; event lines are checked and capped.
 class test_processes {
 public:
-    test_processes(const run_options& options, std::filesystem::path program, std::string evidence_mode,
-                   std::string log_prefix)
-        : options_(options), program_(std::move(program)), evidence_mode_(std::move(evidence_mode)),
-          log_prefix_(std::move(log_prefix)) {}
+    using env_list = std::vector<std::pair<std::string, std::string>>;
+    using on_finish_fn = std::function<void(const std::string&, const outcome&)>;
 
-    std::map<std::string, outcome> run(std::vector<std::string> remaining) {
+    test_processes(const run_options& options, std::filesystem::path program, std::string evidence_mode,
+                   std::string log_prefix, std::chrono::milliseconds per_test_limit, env_list env = {})
+        : options_(options), program_(std::move(program)), evidence_mode_(std::move(evidence_mode)),
+          log_prefix_(std::move(log_prefix)), limit_(per_test_limit), env_(std::move(env)) {}
+
+    // Runs `remaining`; `on_finish` hears of each test as it ends.
+    std::map<std::string, outcome> run(std::vector<std::string> remaining, const on_finish_fn& on_finish = {}) {
+        on_finish_ = on_finish;
         std::map<std::string, outcome> results;
         // Each process but the last finishes at least one test: so at most
         // one process per test, plus one.
         const std::size_t most_processes = remaining.size() + 1;
         for (std::size_t round = 0; !remaining.empty() && round < most_processes; ++round) {
             const auto log = options_.log_dir / fmt::format("{}-{}.log", log_prefix_, ++round_);
+            env_list env{{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
+                         {course::testing::evidence_mode_variable, evidence_mode_},
+                         {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
+                         {"GTEST_COLOR", "no"}};
+            env.insert(env.end(), env_.begin(), env_.end());
             child_process child({command({program_.string(),
                                           "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),
                                           fmt::format("--seed={}", options_.seed)}),
-                                 {{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
-                                  {course::testing::evidence_mode_variable, evidence_mode_},
-                                  {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
-                                  {"GTEST_COLOR", "no"}},
+                                 env,
                                  log,
                                  true,
                                  std::nullopt,
@@ -77,8 +90,10 @@ public:
             ignored_ += child.dropped_lines();
             if (!again) break;
         }
-        for (const auto& id : remaining)
+        for (const auto& id : remaining) {
             results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
+            if (on_finish_) on_finish_(id, results[id]);
+        }
         return results;
     }
 
@@ -103,13 +118,14 @@ private:
         bool progressed = false;
         // The limit per test runs from the test's start (or the process's),
         // and only events the grader takes restart it.
-        auto deadline = clock::now() + options_.per_test_limit;
+        auto deadline = clock::now() + limit_;
         auto finish = [&](const std::string& id, outcome result) {
             results[id] = std::move(result);
+            if (on_finish_) on_finish_(id, results[id]);
             remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
             current.clear();
             progressed = true;
-            deadline = clock::now() + options_.per_test_limit;
+            deadline = clock::now() + limit_;
         };
         auto asked_for = [&](const std::string& id) {
             return std::find(remaining.begin(), remaining.end(), id) != remaining.end();
@@ -125,7 +141,7 @@ private:
                 if (kind == "start" && current.empty() && asked_for(id)) {
                     current = id;
                     start_ = clock::now();
-                    deadline = start_ + options_.per_test_limit;
+                    deadline = start_ + limit_;
                 } else if (kind == "end" && !current.empty() && id == current) {
                     finish(id, parse_end(event));
                 } else {
@@ -154,12 +170,11 @@ private:
             if (current.empty()) {
                 mark_missing(remaining, results,
                              fmt::format("the test program did not start this test within {} s",
-                                         options_.per_test_limit.count() / 1000));
+                                         limit_.count() / 1000));
                 return false;
             }
             finish(current, {test_status::timed_out,
-                             {fmt::format("stopped after {} s: the test did not finish.",
-                                          options_.per_test_limit.count() / 1000),
+                             {fmt::format("stopped after {} s: the test did not finish.", limit_.count() / 1000),
                               "A kernel that never ends looks like this: a loop whose condition never "
                               "changes, or a __syncthreads() that not every thread of the block reaches."},
                              elapsed_ms()});
@@ -194,7 +209,10 @@ private:
 
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                       const std::string& why) {
-        for (const auto& id : remaining) results[id] = {test_status::missing, {why}, 0};
+        for (const auto& id : remaining) {
+            results[id] = {test_status::missing, {why}, 0};
+            if (on_finish_) on_finish_(id, results[id]);
+        }
         remaining.clear();
     }
 
@@ -206,6 +224,9 @@ private:
     std::filesystem::path program_;
     std::string evidence_mode_;
     std::string log_prefix_;
+    std::chrono::milliseconds limit_;
+    env_list env_;
+    on_finish_fn on_finish_;
     clock::time_point start_ = clock::now();
     int round_ = 0;
     int ignored_ = 0;
@@ -263,47 +284,119 @@ std::string clean_message(const std::string& raw) {
 
 namespace {
 
-// Takes the judge's word on every test the tests program says it passed.
-void judge_claims(const run_options& options, const std::vector<std::string>& ids,
-                  std::map<std::string, graded_test*>& tests, std::vector<std::string>& notes) {
-    test_processes student(options, options.tests_program, "record", "run");
-    const auto claimed = student.run(ids);
-    std::vector<std::string> passes;
+std::filesystem::path claims_dir(const run_options& options) { return options.log_dir / "claims"; }
+
+// The judge runs beside the student's program, one test behind it: the
+// grader writes each test's claim ("passed", "failed", ...) once the
+// student's program has ended the test (and so closed its evidence), and the
+// judge, waiting for it, judges the test at once when the claim is a pass
+// (and skips it otherwise). The claims are written by the grader alone, in a
+// folder the sandbox does not show; the judge's verdicts are kept here.
+class concurrent_judge {
+public:
+    concurrent_judge(const run_options& options, std::vector<std::string> ids)
+        : options_(options), ids_(std::move(ids)) {
+        // The judge may wait a whole test of the student's before judging it.
+        const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
+        judge_ = std::make_unique<test_processes>(
+            options, options.judge_program, "judge", "judge", limit,
+            test_processes::env_list{{course::testing::evidence_claims_variable, claims_dir(options).string()},
+                                     {course::testing::evidence_wait_variable, std::to_string(limit.count())}});
+        thread_ = std::thread([this] {
+            judge_->run(ids_, [this](const std::string& id, const outcome& verdict) {
+                std::lock_guard lock(mutex_);
+                verdicts_[id] = verdict;
+                changed_.notify_all();
+            });
+            std::lock_guard lock(mutex_);
+            done_ = true;
+            changed_.notify_all();
+        });
+    }
+    ~concurrent_judge() { finish(); }
+
+    // Claims what was never claimed (nothing left to wait for) and waits for the judge to end.
+    void finish() {
+        for (const auto& id : ids_) claim(id, test_status::not_run);
+        if (thread_.joinable()) thread_.join();
+    }
+
+    // Written once per test, atomically (a rename), so the judge never reads half a claim.
+    void claim(const std::string& id, test_status status) {
+        if (!claimed_.insert(id).second) return;
+        const auto file = claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim");
+        const auto partial = file.string() + ".partial";
+        std::ofstream(partial) << to_string(status);
+        std::filesystem::rename(partial, file);
+    }
+
+    // The judge's verdict on `id`, once it has one (or has stopped).
+    outcome verdict(const std::string& id) {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] { return done_ || verdicts_.count(id) > 0; });
+        if (auto it = verdicts_.find(id); it != verdicts_.end()) return it->second;
+        return {test_status::missing, {"the judge never reported this test"}, 0};
+    }
+
+    // Once the student's side is done: what the judge wrote that was not taken.
+    int ignored_events() {
+        finish();
+        return judge_->ignored_events();
+    }
+
+private:
+    const run_options& options_;
+    std::vector<std::string> ids_;
+    std::unique_ptr<test_processes> judge_;
+    std::set<std::string> claimed_;
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::map<std::string, outcome> verdicts_;
+    bool done_ = false;
+    std::thread thread_;
+};
+
+// Runs `ids` in the student's program, claims each result for the judge, and
+// takes the judge's word on every claimed pass.
+void run_and_judge(const run_options& options, const std::vector<std::string>& ids, concurrent_judge& judge,
+                   std::map<std::string, graded_test*>& tests, std::vector<std::string>& notes) {
+    test_processes student(options, options.tests_program, "record", "run", options.per_test_limit);
+    const auto claimed = student.run(ids, [&](const std::string& id, const outcome& said) { judge.claim(id, said.status); });
     for (const auto& [id, said] : claimed) {
         graded_test& t = *tests.at(id);
         t.status = said.status;
         t.messages = said.messages;
         t.ms = said.ms;
-        if (said.status == test_status::passed) passes.push_back(id);
-    }
-    if (student.ignored_events() > 0)
-        notes.push_back(fmt::format(
-            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
-            "repeated, malformed or too long",
-            student.ignored_events()));
-    if (passes.empty()) return;
-
-    test_processes judge(options, options.judge_program, "judge", "judge");
-    for (const auto& [id, verdict] : judge.run(passes)) {
+        if (said.status != test_status::passed) continue;
+        const outcome verdict = judge.verdict(id);
         if (verdict.status == test_status::passed) continue;
-        graded_test& t = *tests.at(id);
         t.status = test_status::failed;
         t.messages = {"the test program said this test passed, but its recorded results do not pass it:"};
         if (verdict.status != test_status::failed)
             t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
         t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
     }
-    if (judge.ignored_events() > 0)
-        notes.push_back(fmt::format("the judge wrote {} event line(s) that were ignored", judge.ignored_events()));
+    if (student.ignored_events() > 0)
+        notes.push_back(fmt::format(
+            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
+            "repeated, malformed or too long",
+            student.ignored_events()));
 }
 
-// Old logs and evidence go first: evidence from another run proves nothing.
+void note_ignored_events(concurrent_judge& judge, std::vector<std::string>& notes) {
+    if (const int ignored = judge.ignored_events(); ignored > 0)
+        notes.push_back(fmt::format("the judge wrote {} event line(s) that were ignored", ignored));
+}
+
+// Old logs, evidence and claims go first: evidence from another run proves nothing.
 void clear_run_files(const run_options& options) {
     std::error_code ec;
     std::filesystem::remove_all(evidence_dir(options), ec);
+    std::filesystem::remove_all(claims_dir(options), ec);
     for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
         if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
     std::filesystem::create_directories(evidence_dir(options));
+    std::filesystem::create_directories(claims_dir(options));
 }
 
 }  // namespace
@@ -330,7 +423,13 @@ graded_run run_graded_tests(const run_options& options) {
         (t.performance ? performance : correctness).push_back(t.id);
     }
 
-    judge_claims(options, correctness, by_id, run.notes);
+    // A judge per phase: GoogleTest runs tests in its own order, whatever the
+    // filter's, and the judge must never wait for a claim that comes later.
+    {
+        concurrent_judge judge(options, correctness);
+        run_and_judge(options, correctness, judge, by_id, run.notes);
+        note_ignored_events(judge, run.notes);
+    }
 
     // Speed is only worth grading once the answers are right.
     const bool all_right = std::all_of(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
@@ -340,7 +439,11 @@ graded_run run_graded_tests(const run_options& options) {
         return t.status == test_status::skipped;
     });
     if (all_right) {
-        if (!performance.empty()) judge_claims(options, performance, by_id, run.notes);
+        if (!performance.empty()) {
+            concurrent_judge judge(options, performance);
+            run_and_judge(options, performance, judge, by_id, run.notes);
+            note_ignored_events(judge, run.notes);
+        }
     } else {
         for (const auto& id : performance) {
             if (skipped != run.tests.end()) {

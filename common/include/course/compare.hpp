@@ -5,6 +5,7 @@
 // and the longest right prefix, which is what the graders read patterns from.
 #include <cmath>
 #include <cstddef>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -65,11 +66,23 @@ comparison compare(const T* actual, const double* expected, std::size_t count, t
     return c;
 }
 
+// A result of the wrong length is wrong where it differs: an element it lacks
+// counts as never written (NaN), an element past the expected end as wrong.
+// (A graded test's results can come from anywhere: evidence.hpp.)
 template <class T>
 comparison compare(const std::vector<T>& actual, const std::vector<double>& expected, tolerance tol,
                    std::size_t keep_examples = 5) {
-    const std::size_t n = actual.size() < expected.size() ? actual.size() : expected.size();
-    return compare(actual.data(), expected.data(), n, tol, keep_examples);
+    if (actual.size() == expected.size())
+        return compare(actual.data(), expected.data(), actual.size(), tol, keep_examples);
+    std::vector<double> padded(expected.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < padded.size() && i < actual.size(); ++i) padded[i] = static_cast<double>(actual[i]);
+    comparison c = compare(padded.data(), expected.data(), expected.size(), tol, keep_examples);
+    if (actual.size() > expected.size()) {
+        if (c.wrong == 0) c.first_wrong = expected.size();
+        c.wrong += actual.size() - expected.size();
+        c.last_wrong = actual.size() - 1;
+    }
+    return c;
 }
 
 // 16777216 -> "16,777,216": big indices are read, not counted.

@@ -6,6 +6,7 @@
 
 #include "course/device_info.hpp"
 #include "course/random.hpp"
+#include "course/testing/evidence.hpp"
 
 namespace course::testing {
 
@@ -44,8 +45,13 @@ std::uint64_t seed() {
 }
 
 void gpu_test::SetUp() {
+    if (!judge_this_test()) GTEST_SKIP() << "nothing to judge: the test program did not claim a pass";
     if (!has_device()) GTEST_SKIP() << "no CUDA device: " << device_status().reason;
     cudaGetLastError();
+}
+
+void host_test::SetUp() {
+    if (!judge_this_test()) GTEST_SKIP() << "nothing to judge: the test program did not claim a pass";
 }
 
 }  // namespace course::testing

@@ -142,10 +142,12 @@ int main(int argc, char** argv) {
     const char* dir = std::getenv(course::testing::evidence_dir_variable);
     if (mode && dir) {
         const std::string m = mode;
+        const char* claims = std::getenv(course::testing::evidence_claims_variable);
+        const char* wait_ms = std::getenv(course::testing::evidence_wait_variable);
         course::testing::start_evidence(m == "judge"    ? course::testing::evidence_mode::judge
                                         : m == "record" ? course::testing::evidence_mode::record
                                                         : course::testing::evidence_mode::off,
-                                        dir);
+                                        dir, claims ? claims : "", wait_ms ? std::atoll(wait_ms) : 0);
     }
     if (events || course::testing::current_evidence_mode() != course::testing::evidence_mode::off)
         ::testing::UnitTest::GetInstance()->listeners().Append(new event_stream(events));

@@ -35,7 +35,7 @@ public:
     std::vector<T> to_host() const {
         std::vector<T> host(n_);
         storage_.to_host(host.data(), n_);
-        return observe("output", std::move(host));
+        return observe_same_size("output", std::move(host));
     }
     // Index (after the end) of every guard element that no longer holds the
     // poison: evidence too.

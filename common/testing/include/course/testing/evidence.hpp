@@ -59,24 +59,61 @@ std::vector<T> observe(std::string_view what, std::vector<T> values) {
     return values;
 }
 
+void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected);
+
+// For a result whose length the test decides (an output buffer it read back):
+// in the judge, a recorded value of another length fails the test, and the
+// value is cut or padded to the expected length so the checks stay in bounds.
+template <class T>
+std::vector<T> observe_same_size(std::string_view what, std::vector<T> values) {
+    const std::size_t expected = values.size();
+    values = observe(what, std::move(values));
+    if (values.size() != expected) {
+        report_wrong_length(what, values.size(), expected);
+        values.resize(expected);
+    }
+    return values;
+}
+
 inline std::string observe(std::string_view what, std::string text) {
     return observe_bytes(what, std::move(text), 1, false);
 }
 
 // For the harness (harness.cpp): where evidence goes, and each test's file.
-void start_evidence(evidence_mode mode, const std::string& dir);
+// `claims_dir`, in the judge: where the grader writes how the student's
+// program ended each test, which the judge waits for (at most `wait_ms`).
+void start_evidence(evidence_mode mode, const std::string& dir, const std::string& claims_dir = {},
+                    long long wait_ms = 0);
 void begin_test_evidence(const std::string& test_id);
+// For the graded tests' fixtures, first thing: in the judge, waits for the
+// grader's word on this test and returns true when the student's program
+// claimed a pass (its evidence is then loaded), false when there is nothing
+// to judge. Anywhere else: true at once.
+bool judge_this_test();
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.
 std::string end_test_evidence();
 
 // Names of the environment variables through which the grader asks for
-// evidence: COURSE_EVIDENCE=record|judge and COURSE_EVIDENCE_DIR=<folder>.
+// evidence: COURSE_EVIDENCE=record|judge, COURSE_EVIDENCE_DIR=<folder> and,
+// for the judge, COURSE_EVIDENCE_CLAIMS=<folder>, COURSE_EVIDENCE_WAIT_MS=<ms>.
 inline constexpr const char* evidence_mode_variable = "COURSE_EVIDENCE";
 inline constexpr const char* evidence_dir_variable = "COURSE_EVIDENCE_DIR";
+inline constexpr const char* evidence_claims_variable = "COURSE_EVIDENCE_CLAIMS";
+inline constexpr const char* evidence_wait_variable = "COURSE_EVIDENCE_WAIT_MS";
 
-// The file that holds a test's evidence, inside the evidence folder.
-std::string evidence_file_name(const std::string& test_id);
+// The file that holds a test's evidence, inside the evidence folder (the
+// grader's claims take the same name plus ".claim"). Inline: the grader
+// shares it without linking the test harness.
+inline std::string evidence_file_name(const std::string& test_id) {
+    std::string name = test_id;
+    for (char& c : name) {
+        const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                           c == '.' || c == '_' || c == '-';
+        if (!plain) c = '_';
+    }
+    return name + ".evidence";
+}
 
 }  // namespace course::testing

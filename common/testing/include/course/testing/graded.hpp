@@ -46,11 +46,16 @@ std::uint64_t seed();
 
 // Fixtures: a GPU test skips, with cudaGetDeviceCount's reason, where there is
 // no GPU, and starts with no CUDA error left over from an earlier test.
+// In the judge (evidence.hpp) both first wait for the grader's word on the
+// test, and skip it when there is no claimed pass to judge.
 class gpu_test : public ::testing::Test {
 protected:
     void SetUp() override;
 };
-class host_test : public ::testing::Test {};
+class host_test : public ::testing::Test {
+protected:
+    void SetUp() override;
+};
 
 }  // namespace course::testing
 
