@@ -496,10 +496,8 @@ void expect_guard_untouched(const guarded_matrix<float>& matrix) {
 
 void expect_unchanged(const guarded_matrix<float>& input, const std::vector<float>& values,
                       const std::string& name) {
-    const std::vector<float> now = input.to_host();
-    std::size_t first = 0;
-    while (first < now.size() && std::memcmp(&now[first], &values[first], sizeof(float)) == 0) ++first;
-    if (first < now.size())
+    const std::size_t first = input.first_difference(values);
+    if (first < values.size())
         ADD_FAILURE() << fmt::format(
             "input {} was modified (first at {}): inputs are read-only, write only the output",
             name, row_col(first, input.cols()));

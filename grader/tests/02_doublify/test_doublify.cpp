@@ -17,6 +17,7 @@
 #include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/random.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/expect_2d.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
@@ -126,12 +127,18 @@ GRADED_TEST(Doublify, EmptyMatrices, 1, "0 x 17, 17 x 0 and 0 x 0 launch nothing
         SCOPED_TRACE(describe(rows, cols, 0));
         guarded_matrix<float> a(rows, cols);
         guarded_matrix<float> out(rows, cols);
+        std::string thrown;  // empty: nothing was thrown
         try {
             lesson02::doublify(a.view(), dim3(16, 16));
             lesson02::affine(std::as_const(a).view(), scale, shift, out.view(), dim3(16, 16));
             CUDA_CHECK(cudaDeviceSynchronize());
         } catch (const course::cuda_error& e) {
-            ADD_FAILURE() << e.what()
+            thrown = e.what();
+        }
+        // Whether the calls threw is evidence: it decides what is checked next.
+        thrown = observe("error thrown", std::move(thrown));
+        if (!thrown.empty()) {
+            ADD_FAILURE() << thrown
                           << "\nan empty matrix needs no kernel, and a grid with 0 blocks on an "
                              "axis is an invalid launch: return early when the matrix is empty()";
             continue;
@@ -214,31 +221,39 @@ GRADED_TEST(Pitched, MatrixAllocation, 1, "pitched_matrix allocates with cudaMal
     CUDA_CHECK(cudaFree(probe));
 
     lesson02::pitched_matrix m(rows, cols);
-    EXPECT_EQ(m.rows(), rows);
-    EXPECT_EQ(m.cols(), cols);
-    EXPECT_EQ(m.pitch_bytes(), expected_pitch) << fmt::format(
+    EXPECT_EQ(observe("rows()", m.rows()), rows);
+    EXPECT_EQ(observe("cols()", m.cols()), cols);
+    EXPECT_EQ(observe("pitch_bytes()", m.pitch_bytes()), expected_pitch) << fmt::format(
         "cudaMallocPitch gives rows of {} bytes a pitch of {} bytes on this GPU. Allocate with "
         "cudaMallocPitch(&ptr, &pitch_bytes_, cols * sizeof(float), rows) and keep the pitch it "
         "reports: a plain cudaMalloc has no padding, and the pitch is in bytes",
         cols * sizeof(float), expected_pitch);
 
     const course::device_span_2d<float> v = m.view();
-    ASSERT_NE(v.data(), nullptr) << "view().data() is null: was the allocation handed to memory_?";
-    EXPECT_EQ(v.rows(), rows);
-    EXPECT_EQ(v.cols(), cols);
-    EXPECT_EQ(v.pitch(), expected_pitch / sizeof(float)) << fmt::format(
+    const float* const data = observe("view().data()", v.data());
+    ASSERT_NE(data, nullptr) << "view().data() is null: was the allocation handed to memory_?";
+    EXPECT_EQ(observe("view().rows()", v.rows()), rows);
+    EXPECT_EQ(observe("view().cols()", v.cols()), cols);
+    const std::size_t pitch = observe("view().pitch()", v.pitch());
+    EXPECT_EQ(pitch, expected_pitch / sizeof(float)) << fmt::format(
         "view().pitch() counts elements, not bytes: pitch_bytes() / sizeof(float) = {}",
         expected_pitch / sizeof(float));
     const course::device_span_2d<const float> cv = std::as_const(m).view();
-    EXPECT_EQ(cv.data(), v.data()) << "view() and view() const must show the same memory";
-    EXPECT_EQ(cv.pitch(), v.pitch()) << "view() and view() const must have the same pitch";
+    EXPECT_EQ(observe("view() const data()", cv.data()), data)
+        << "view() and view() const must show the same memory";
+    EXPECT_EQ(observe("view() const pitch()", cv.pitch()), pitch)
+        << "view() and view() const must have the same pitch";
+    // Where the memory lives is asked of this process's own pointer (a
+    // recorded address means nothing here); the answer is the evidence.
     cudaPointerAttributes attributes{};
     CUDA_CHECK(cudaPointerGetAttributes(&attributes, v.data()));
-    EXPECT_EQ(attributes.type, cudaMemoryTypeDevice) << "the matrix must live in device memory";
+    EXPECT_EQ(observe("memory type", attributes.type), cudaMemoryTypeDevice)
+        << "the matrix must live in device memory";
 
     lesson02::pitched_matrix empty(0, 5);
-    EXPECT_TRUE(empty.view().empty()) << "a 0 x 5 matrix has an empty view";
-    EXPECT_EQ(empty.pitch_bytes(), 0u) << "a 0 x 5 matrix allocates nothing: pitch_bytes() is 0";
+    EXPECT_TRUE(observe("0 x 5 view is empty", empty.view().empty())) << "a 0 x 5 matrix has an empty view";
+    EXPECT_EQ(observe("0 x 5 pitch_bytes()", empty.pitch_bytes()), 0u)
+        << "a 0 x 5 matrix allocates nothing: pitch_bytes() is 0";
 }
 
 GRADED_TEST(Pitched, CopiesRoundTrip, 1, "cudaMemcpy2D there and back, between different host and device pitches") {
@@ -256,6 +271,8 @@ GRADED_TEST(Pitched, CopiesRoundTrip, 1, "cudaMemcpy2D there and back, between d
     std::vector<float> on_device(rows * cols);
     CUDA_CHECK(cudaMemcpy2D(on_device.data(), cols * sizeof(float), m.view().data(), m.pitch_bytes(),
                             cols * sizeof(float), rows, cudaMemcpyDeviceToHost));
+    on_device = observe("device matrix after copy_from_host", std::move(on_device));
+    ASSERT_EQ(on_device.size(), values.size());
     for (std::size_t i = 0; i < on_device.size(); ++i) {
         if (std::memcmp(&on_device[i], &values[i], sizeof(float)) == 0) continue;
         ADD_FAILURE() << fmt::format(
@@ -269,7 +286,10 @@ GRADED_TEST(Pitched, CopiesRoundTrip, 1, "cudaMemcpy2D there and back, between d
 
     // A host buffer with a different pitch and a guard after its last row.
     std::vector<float> host_out = poisoned_host(rows * out_pitch + 64);
+    const std::size_t host_out_size = host_out.size();
     m.copy_to_host(host_out.data(), out_pitch);
+    host_out = observe("host matrix after copy_to_host", std::move(host_out));
+    ASSERT_EQ(host_out.size(), host_out_size);
     bool reported_value = false, reported_padding = false;
     for (std::size_t r = 0; r < rows; ++r) {
         for (std::size_t c = 0; c < out_pitch; ++c) {
@@ -313,20 +333,26 @@ GRADED_TEST(Pitched, DoublifyPitchedMatrix, 2, "upload a pitched_matrix, doublif
 
         std::vector<float> result(rows * cols);
         m.copy_to_host(result.data(), cols);
-        const layout_2d layout{rows, cols, m.pitch_bytes() / sizeof(float)};
+        result = observe("result", std::move(result));
+        // The pitch shapes the diagnosis: the one the student's matrix reports.
+        const layout_2d layout{rows, cols, observe("pitch_bytes()", m.pitch_bytes()) / sizeof(float)};
         expect_updated_in_place(result, layout, original, doubling, exact, launch_of(block));
 
-        // The padding after each row must still hold the poison.
-        std::vector<float> whole(rows * layout.pitch);
+        // The padding after each row must still hold the poison. This reads
+        // the matrix in this process with its own pitch; what it finds is the
+        // evidence.
+        const std::size_t pitch = m.pitch_bytes() / sizeof(float);
+        std::vector<float> whole(rows * pitch);
         CUDA_CHECK(cudaMemcpy(whole.data(), m.view().data(), whole.size() * sizeof(float),
                               cudaMemcpyDeviceToHost));
         guard_report guard;
         for (std::size_t r = 0; r < rows; ++r)
-            for (std::size_t c = cols; c < layout.pitch; ++c)
-                if (!poisoned(whole[r * layout.pitch + c]) && guard.padding++ == 0) {
+            for (std::size_t c = cols; c < pitch; ++c)
+                if (!poisoned(whole[r * pitch + c]) && guard.padding++ == 0) {
                     guard.padding_row = r;
                     guard.padding_col = c;
                 }
+        guard = observe("padding writes", guard);
         if (!guard.clean()) ADD_FAILURE() << describe_guard_writes(guard, layout);
     }
 }

@@ -1,6 +1,11 @@
 // Graded tests for lesson03, part 2: the driver API on the GPU. Each test
 // reaches the driver through lesson03::driver() (the runtime finds it), so
 // this program starts, and skips these tests, on a machine with no driver.
+//
+// What the tests check of the code under test passes through observe(): the
+// grader's judge reruns these tests on the student's recorded results
+// (course/testing/evidence.hpp). The output checks of guarded_output,
+// expect_unchanged and expect_bandwidth_share observe on their own.
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
@@ -18,17 +23,21 @@
 #include "course/error.hpp"
 #include "course/random.hpp"
 #include "course/temp_dir.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/expect.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
 #include "driver_api.hpp"
 #include "nvrtc_compile.hpp"
+#include "observed_call.hpp"
 #include "saxpy_driver.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
 using namespace course::testing;
+using lesson03_tests::observe_call;
+using lesson03_tests::observed_call;
 
 // a*x and +y are each rounded to float: at most an ulp of error on values
 // up to |a*x| + |y| <= 3 here. 1e-6 relative plus 1e-6 absolute leaves room
@@ -117,7 +126,7 @@ void check_saxpy_driver(std::size_t n, unsigned threads, bool use_cache = true) 
     const auto x = course::random_floats(n, course::derive_seed(seed(), fmt::format("x{}", n).c_str()));
     const auto y = course::random_floats(n, course::derive_seed(seed(), fmt::format("y{}", n).c_str()));
 
-    const std::vector<float> out = lesson03::saxpy_driver(a, x, y, options);
+    const std::vector<float> out = observe("result", lesson03::saxpy_driver(a, x, y, options));
     expect_saxpy_result(out, reference(a, x, y), threads);
 }
 
@@ -140,21 +149,27 @@ double milliseconds_of(Fn&& fn) {
 GRADED_TEST(Driver, ContextIsCurrent, 1, "primary_context is current while it lives and knows the GPU") {
     const lesson03::driver_api& cu = lesson03::driver();
     const course::device_properties device = course::query_device(0);
+    // The contexts are handles of the recording process: observed, they are
+    // compared with each other, never with the judge's own.
     CUcontext before = nullptr;
     CU_CHECK(cu.cuCtxGetCurrent(&before));
+    before = observe("current context before", before);
     {
         const lesson03::primary_context context(0);
         CUcontext now = nullptr;
         CU_CHECK(cu.cuCtxGetCurrent(&now));
-        ASSERT_NE(context.get(), nullptr) << "primary_context holds no context: cuDevicePrimaryCtxRetain";
-        EXPECT_EQ(now, context.get()) << "the primary context is not this thread's current context: "
-                                         "make it current with cuCtxPushCurrent";
-        EXPECT_EQ(context.arch(), device.arch())
+        const CUcontext primary = observe("primary context", context.get());
+        now = observe("current context", now);
+        ASSERT_NE(primary, nullptr) << "primary_context holds no context: cuDevicePrimaryCtxRetain";
+        EXPECT_EQ(now, primary) << "the primary context is not this thread's current context: "
+                                   "make it current with cuCtxPushCurrent";
+        EXPECT_EQ(observe("arch()", context.arch()), device.arch())
             << "the compute capability should come from the device (cuDeviceGetAttribute with "
                "CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR and _MINOR), never be written in";
     }
     CUcontext after = nullptr;
     CU_CHECK(cu.cuCtxGetCurrent(&after));
+    after = observe("current context after", after);
     EXPECT_EQ(after, before) << "after the primary_context is gone, this thread's current context "
                                 "should be what it was before: pop in the destructor what the "
                                 "constructor pushed (cuCtxPopCurrent)";
@@ -164,18 +179,23 @@ GRADED_TEST(Driver, WrongKernelName, 1, "asking for a kernel that is not there n
     const lesson03::primary_context context(0);
     const lesson03::loaded_module module(lesson03::compile_to_ptx(
         lesson03::saxpy_source, "saxpy.cu", {"--gpu-architecture=" + context.virtual_arch()}));
-    EXPECT_NE(module.function("saxpy").get(), nullptr) << "the module's saxpy came back null";
-    try {
-        module.function("saxpi");
+    EXPECT_NE(observe("saxpy's CUfunction", module.function("saxpy").get()), nullptr)
+        << "the module's saxpy came back null";
+    const observed_call missing =
+        observe_call("module.function(\"saxpi\")", [&] { module.function("saxpi"); });
+    if (missing.kind == observed_call::returned) {
         ADD_FAILURE() << "module.function(\"saxpi\") returned, but the module has no such kernel: "
                          "check cuModuleGetFunction's status";
-    } catch (const course::cuda_error& e) {
-        EXPECT_EQ(e.code(), CUDA_ERROR_NOT_FOUND)
-            << "expected CUDA_ERROR_NOT_FOUND, got " << e.code_name() << ": " << e.what();
-        if (std::string(e.what()).find("saxpi") == std::string::npos)
+    } else if (missing.kind != observed_call::cuda_error) {
+        ADD_FAILURE() << "module.function(\"saxpi\") threw, but not a course::cuda_error (CU_CHECK): "
+                      << missing.what;
+    } else {
+        EXPECT_EQ(missing.code, CUDA_ERROR_NOT_FOUND)
+            << "expected CUDA_ERROR_NOT_FOUND, got " << missing.code_name << ": " << missing.what;
+        if (missing.what.find("saxpi") == std::string::npos)
             ADD_FAILURE() << "the error does not say which kernel was missing; \"named symbol not found\" alone "
                "leaves the reader guessing. Put the name in the message. It was:\n"
-            << e.what();
+            << missing.what;
     }
 }
 
@@ -194,17 +214,22 @@ GRADED_TEST(Launch, BadBlockSizeReported, 1, "2048 threads per block is reported
     const auto x = random_input(4096, "x");
     const auto y = random_input(4096, "y");
     guarded_output<float> out(4096);
-    try {
+    const observed_call launch = observe_call("launch_saxpy with 2048 threads per block", [&] {
         lesson03::launch_saxpy(saxpy.function, 2.0f, address(x.view()), address(y.view()),
                                address(out.view()), 4096, 2048, nullptr);
         cudaDeviceSynchronize();
+    });
+    if (launch.kind == observed_call::returned) {
         ADD_FAILURE() << "a launch with 2048 threads per block returned normally, but no GPU runs "
                          "blocks of more than 1024 threads: check cuLaunchKernel's status (CU_CHECK)";
-    } catch (const course::cuda_error& e) {
-        EXPECT_EQ(e.api(), "driver") << "expected the driver's error from cuLaunchKernel, got " << e.what();
-        EXPECT_EQ(e.code_name().rfind("CUDA_ERROR_", 0), 0u)
+    } else if (launch.kind != observed_call::cuda_error) {
+        ADD_FAILURE() << "expected the driver's error from cuLaunchKernel, got " << launch.what;
+    } else {
+        EXPECT_EQ(launch.api, "driver")
+            << "expected the driver's error from cuLaunchKernel, got " << launch.what;
+        EXPECT_EQ(launch.code_name.rfind("CUDA_ERROR_", 0), 0u)
             << "the error should carry the driver's name for the status (CU_CHECK looks it up), got "
-            << e.what();
+            << launch.what;
     }
 }
 
@@ -231,12 +256,13 @@ GRADED_TEST(SaxpyDriver, UsesCache, 1, "with a cache directory, saxpy is compile
     options.cache_dir = scratch / "kernels";
     const std::vector<float> x(1000, 1.0f), y(1000, 0.5f);
     for (int run = 0; run < 2; ++run) {
-        const std::vector<float> out = lesson03::saxpy_driver(2.0f, x, y, options);
+        const std::vector<float> out = observe("result", lesson03::saxpy_driver(2.0f, x, y, options));
         expect_saxpy_result(out, reference(2.0f, x, y), options.threads_per_block);
     }
     std::size_t files = 0;
     if (fs::is_directory(options.cache_dir))
         for (const auto& item : fs::directory_iterator(options.cache_dir)) files += item.is_regular_file();
+    files = observe("files in the cache", files);
     EXPECT_EQ(files, 1u) << "after two calls the cache directory should hold exactly one entry (the "
                             "CUBIN of saxpy for this GPU): does saxpy_driver compile through "
                             "kernel_cache(options.cache_dir) when cache_dir is not empty?";
@@ -262,11 +288,12 @@ GRADED_TEST(SaxpyDriver, ReleasesResources, 2, "50 calls leave free device memor
     // The bound leaves room for tools such as compute-sanitizer, which keep
     // some memory of their own, and is still a quarter of one leaked buffer a
     // call.
-    const double before = free_mib();
+    // The three measurements are evidence: the judge's own memory says nothing of the student's.
+    const double before = observe("free MiB before", free_mib());
     for (int i = 0; i < 25; ++i) lesson03::saxpy_driver(2.0f, x, y, options);
-    const double middle = free_mib();
+    const double middle = observe("free MiB after 25 calls", free_mib());
     for (int i = 0; i < 25; ++i) lesson03::saxpy_driver(2.0f, x, y, options);
-    const double after = free_mib();
+    const double after = observe("free MiB after 50 calls", free_mib());
     const double tolerance_mib = 100;  // over 25 calls
     if (before - middle > tolerance_mib && middle - after > tolerance_mib)
         ADD_FAILURE() << fmt::format(
@@ -283,6 +310,8 @@ GRADED_PERF_TEST(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an
     const course::temp_dir scratch("lesson03-test");
     const std::string arch = course::query_device(0).arch();
     const std::vector<std::string> options = {"--fmad=false"};
+    // The compile is the yardstick (NVRTC's cost), measured again by the
+    // judge; the cache's hits are evidence.
     std::vector<double> compile_ms, hit_ms;
     for (int i = 0; i < 5; ++i)
         compile_ms.push_back(milliseconds_of([&] {
@@ -295,9 +324,9 @@ GRADED_PERF_TEST(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an
             // A new kernel_cache each time, as a new start of the program would make.
             hit = lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch).hit;
         }));
-        ASSERT_TRUE(hit) << "the lookup after storing was not a hit";
+        ASSERT_TRUE(observe("hit", hit)) << "the lookup after storing was not a hit";
     }
-    const double compile = median(compile_ms), lookup = median(hit_ms);
+    const double compile = median(compile_ms), lookup = observe("median hit ms", median(hit_ms));
     RecordProperty("nvrtc_ms", std::to_string(compile));
     RecordProperty("cache_hit_ms", std::to_string(lookup));
     EXPECT_LT(lookup, 0.10 * compile) << fmt::format(

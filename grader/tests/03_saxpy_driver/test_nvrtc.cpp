@@ -1,9 +1,15 @@
 // Graded tests for lesson03, part 1: NVRTC, the kernel cache and the argument
 // checks. NVRTC is a compiler library and needs no GPU, so these are host
 // tests: they run, and count, on any machine.
+//
+// What the tests check of the code under test (the PTX and CUBINs it makes,
+// its keys, cache hits and files, what it threw) passes through observe():
+// the grader's judge reruns these tests on the student's recorded results
+// (course/testing/evidence.hpp).
 #include <fmt/format.h>
 #include <nvrtc.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -15,14 +21,19 @@
 
 #include "course/error.hpp"
 #include "course/temp_dir.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "nvrtc_compile.hpp"
+#include "observed_call.hpp"
 #include "saxpy_driver.hpp"
 
 namespace {
 
 namespace fs = std::filesystem;
+using course::testing::observe;
 using lesson03::saxpy_source;
+using lesson03_tests::observe_call;
+using lesson03_tests::observed_call;
 
 // Line 4 has a syntax error; NVRTC's log says "broken.cu(4): error: ...".
 constexpr const char* broken_source = R"(extern "C" __global__
@@ -64,6 +75,18 @@ std::vector<fs::path> entries(const fs::path& directory) {
     return files;
 }
 
+// How many files the code under test left in a cache directory: evidence.
+std::size_t observed_entries(const fs::path& directory) {
+    return observe("files in the cache", entries(directory).size());
+}
+
+// A lookup's result as evidence: whether it hit, and the CUBIN it gave.
+lesson03::kernel_cache::entry observed(lesson03::kernel_cache::entry entry) {
+    entry.hit = observe("hit", entry.hit);
+    entry.cubin = observe("CUBIN", std::move(entry.cubin));
+    return entry;
+}
+
 std::string read_file(const fs::path& file) {
     std::ifstream in(file, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -77,20 +100,16 @@ void write_file(const fs::path& file, const std::string& bytes) {
 // Runs `compile` expecting a failed compilation; returns the error, or
 // records why the test cannot use what happened.
 template <class Compile>
-std::optional<course::cuda_error> expect_compile_failure(Compile compile, const std::string& what) {
-    try {
-        compile();
+std::optional<observed_call> expect_compile_failure(Compile compile, const std::string& what) {
+    const observed_call call = observe_call("compilation", compile);
+    if (call.kind == observed_call::cuda_error) return call;
+    if (call.kind == observed_call::returned)
         ADD_FAILURE() << what << " compiled without complaint: check nvrtcCompileProgram's status, "
                                  "it does not throw by itself";
-    } catch (const course::cuda_error& e) {
-        return e;
-    } catch (const course::not_implemented& e) {
-        ADD_FAILURE() << e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << what << " threw, but not a course::cuda_error: " << e.what()
+    else
+        ADD_FAILURE() << what << " threw, but not a course::cuda_error: " << call.what
                       << "\nThrow lesson03::compile_error(status, name, log): it is a "
                          "course::cuda_error that carries NVRTC's status and log.";
-    }
     return std::nullopt;
 }
 
@@ -99,7 +118,8 @@ std::optional<course::cuda_error> expect_compile_failure(Compile compile, const 
 // --- Step 1: NVRTC -------------------------------------------------------------
 
 GRADED_HOST_TEST(Nvrtc, PtxHasEntryPoint, 2, "saxpy compiles to PTX with the entry point saxpy") {
-    const std::string ptx = lesson03::compile_to_ptx(saxpy_source, "saxpy.cu", {"--gpu-architecture=compute_90"});
+    const std::string ptx =
+        observe("PTX", lesson03::compile_to_ptx(saxpy_source, "saxpy.cu", {"--gpu-architecture=compute_90"}));
     ASSERT_FALSE(ptx.empty()) << "compile_to_ptx returned nothing: after compiling, ask for the size "
                                  "(nvrtcGetPTXSize), then the text (nvrtcGetPTX)";
     if (!contains(ptx, ".visible .entry saxpy("))
@@ -113,8 +133,9 @@ GRADED_HOST_TEST(Nvrtc, PtxHasEntryPoint, 2, "saxpy compiles to PTX with the ent
 
 GRADED_HOST_TEST(Nvrtc, OptionsReachCompiler, 1, "the options choose the architecture of the PTX") {
     for (const char* arch : {"80", "90"}) {
-        const std::string ptx = lesson03::compile_to_ptx(
-            saxpy_source, "saxpy.cu", {std::string("--gpu-architecture=compute_") + arch});
+        const std::string ptx = observe(
+            "PTX", lesson03::compile_to_ptx(saxpy_source, "saxpy.cu",
+                                            {std::string("--gpu-architecture=compute_") + arch}));
         if (!contains(ptx, std::string(".target sm_") + arch))
             ADD_FAILURE() << "compiled with --gpu-architecture=compute_" << arch
                           << ", but the PTX does not say .target sm_" << arch
@@ -129,14 +150,14 @@ GRADED_HOST_TEST(Nvrtc, SyntaxErrorShowsLog, 2, "a syntax error throws with NVRT
         [] { lesson03::compile_to_ptx(broken_source, "broken.cu", {"--gpu-architecture=compute_90"}); },
         "a source with a syntax error");
     if (!error) return;
-    EXPECT_EQ(error->code(), NVRTC_ERROR_COMPILATION)
-        << "expected status NVRTC_ERROR_COMPILATION, got " << error->code_name() << ": " << error->what();
-    if (!contains(error->what(), "broken.cu(4): error"))
+    EXPECT_EQ(error->code, NVRTC_ERROR_COMPILATION)
+        << "expected status NVRTC_ERROR_COMPILATION, got " << error->code_name << ": " << error->what;
+    if (!contains(error->what, "broken.cu(4): error"))
         ADD_FAILURE() << "the error should show NVRTC's log, which says what is wrong and on which "
                          "line (\"broken.cu(4): error: expected an expression\"). The status alone "
                          "does not: read the log with nvrtcGetProgramLogSize and nvrtcGetProgramLog, "
                          "and throw lesson03::compile_error(status, name, log). The message was:\n"
-                      << error->what();
+                      << error->what;
 }
 
 GRADED_HOST_TEST(Nvrtc, BadOptionReported, 1, "an unknown option throws, naming the option") {
@@ -144,17 +165,18 @@ GRADED_HOST_TEST(Nvrtc, BadOptionReported, 1, "an unknown option throws, naming 
         [] { lesson03::compile_to_ptx(saxpy_source, "saxpy.cu", {"--no-such-option"}); },
         "a compilation with the option --no-such-option");
     if (!error) return;
-    EXPECT_EQ(error->code(), NVRTC_ERROR_INVALID_OPTION)
-        << "expected status NVRTC_ERROR_INVALID_OPTION, got " << error->code_name() << ": " << error->what();
-    if (!contains(error->what(), "--no-such-option"))
+    EXPECT_EQ(error->code, NVRTC_ERROR_INVALID_OPTION)
+        << "expected status NVRTC_ERROR_INVALID_OPTION, got " << error->code_name << ": " << error->what;
+    if (!contains(error->what, "--no-such-option"))
         ADD_FAILURE() << "the message should name the option, as NVRTC's log does (\"unrecognized "
                          "option --no-such-option\"): every failed nvrtcCompileProgram needs the log, "
                          "not only syntax errors. The message was:\n"
-                      << error->what();
+                      << error->what;
 }
 
 GRADED_HOST_TEST(Nvrtc, CubinIsMachineCode, 1, "-arch=sm_90 gives a CUBIN (an ELF image)") {
-    const std::string cubin = lesson03::compile_to_cubin(saxpy_source, "saxpy.cu", {"-arch=sm_90"});
+    const std::string cubin =
+        observe("CUBIN", lesson03::compile_to_cubin(saxpy_source, "saxpy.cu", {"-arch=sm_90"}));
     ASSERT_FALSE(cubin.empty()) << "compile_to_cubin returned nothing: read it with "
                                    "nvrtcGetCUBINSize and nvrtcGetCUBIN";
     EXPECT_TRUE(is_elf(cubin)) << "a CUBIN is an ELF file and starts with the bytes 7f 'E' 'L' 'F'; "
@@ -162,37 +184,41 @@ GRADED_HOST_TEST(Nvrtc, CubinIsMachineCode, 1, "-arch=sm_90 gives a CUBIN (an EL
 }
 
 GRADED_HOST_TEST(Nvrtc, CubinNeedsRealArch, 1, "no CUBIN for a virtual architecture: std::invalid_argument") {
-    try {
-        const std::string cubin = lesson03::compile_to_cubin(saxpy_source, "saxpy.cu", {"-arch=compute_90"});
-        ADD_FAILURE() << "compiling for compute_90 returned a CUBIN of " << cubin.size()
+    std::size_t size = 0;
+    const observed_call call = observe_call("compile_to_cubin for compute_90", [&] {
+        size = lesson03::compile_to_cubin(saxpy_source, "saxpy.cu", {"-arch=compute_90"}).size();
+    });
+    if (call.kind == observed_call::returned)
+        ADD_FAILURE() << "compiling for compute_90 returned a CUBIN of " << observe("CUBIN size", size)
                       << " bytes, but NVRTC makes none for a virtual architecture (it reports 0 "
                          "bytes): check the size and throw std::invalid_argument";
-    } catch (const std::invalid_argument&) {
-        // expected
-    } catch (const course::not_implemented& e) {
-        ADD_FAILURE() << e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "expected std::invalid_argument, got: " << e.what();
-    }
+    else if (call.kind != observed_call::invalid_argument)
+        ADD_FAILURE() << "expected std::invalid_argument, got: " << call.what;
 }
 
 // --- Step 5: the kernel cache --------------------------------------------------
 
 GRADED_HOST_TEST(KernelCache, Fnv1a, 1, "FNV-1a 64 matches the published test values") {
     using lesson03::fnv1a_64;
-    EXPECT_EQ(fnv1a_64(""), 0xcbf29ce484222325ull) << "the hash of nothing is the offset basis";
-    EXPECT_EQ(fnv1a_64("a"), 0xaf63dc4c8601ec8cull) << "per byte: xor the byte first, then multiply by 0x100000001b3";
-    EXPECT_EQ(fnv1a_64("foobar"), 0x85944171f73967e8ull);
-    EXPECT_EQ(fnv1a_64("\xff"), 0xaf64724c8602eb6eull)
+    const auto hash = [](std::string_view bytes) { return observe("hash", fnv1a_64(bytes)); };
+    EXPECT_EQ(hash(""), 0xcbf29ce484222325ull) << "the hash of nothing is the offset basis";
+    EXPECT_EQ(hash("a"), 0xaf63dc4c8601ec8cull)
+        << "per byte: xor the byte first, then multiply by 0x100000001b3";
+    EXPECT_EQ(hash("foobar"), 0x85944171f73967e8ull);
+    EXPECT_EQ(hash("\xff"), 0xaf64724c8602eb6eull)
         << "wrong for the byte 0xff: a plain char is signed here, so take bytes as unsigned char "
            "before the xor";
-    EXPECT_EQ(fnv1a_64("bar", fnv1a_64("foo")), fnv1a_64("foobar"))
+    const std::uint64_t hashed_on = observe("hash on", fnv1a_64("bar", fnv1a_64("foo")));
+    EXPECT_EQ(hashed_on, hash("foobar"))
         << "hashing on from an earlier result should equal hashing the joined bytes: start from "
            "the hash argument, not from the offset basis";
 }
 
 GRADED_HOST_TEST(KernelCache, KeyCoversEverything, 1, "the key changes with the source, any option and the architecture") {
-    using lesson03::kernel_cache_key;
+    const auto kernel_cache_key = [](const std::string& source, const std::vector<std::string>& options,
+                                     const std::string& arch) {
+        return observe("key", lesson03::kernel_cache_key(source, options, arch));
+    };
     const std::string source = saxpy_source;
     const std::vector<std::string> options = {"--fmad=false", "-DTILE=4"};
     const auto key = kernel_cache_key(source, options, "sm_90");
@@ -212,33 +238,38 @@ GRADED_HOST_TEST(KernelCache, SecondLookupHits, 2, "the second lookup reads the 
     const fs::path directory = scratch / "not" / "yet" / "there";
     const std::vector<std::string> options = {"--fmad=false"};
 
-    const auto first = lesson03::kernel_cache(directory).cubin(saxpy_source, "saxpy.cu", options, "sm_90");
+    const auto first =
+        observed(lesson03::kernel_cache(directory).cubin(saxpy_source, "saxpy.cu", options, "sm_90"));
     EXPECT_FALSE(first.hit) << "the first lookup in an empty cache cannot be a hit";
     EXPECT_TRUE(is_elf(first.cubin)) << "the compiled entry is not a CUBIN (ELF)";
-    ASSERT_TRUE(fs::is_directory(directory)) << "the cache directory (with its parents) was not created";
-    ASSERT_EQ(entries(directory).size(), 1u) << "after one compilation the cache should hold one file";
+    ASSERT_TRUE(observe("the cache directory exists", fs::is_directory(directory)))
+        << "the cache directory (with its parents) was not created";
+    ASSERT_EQ(observed_entries(directory), 1u) << "after one compilation the cache should hold one file";
 
     // A new kernel_cache on the same directory: what a second start of the program sees.
-    const auto second = lesson03::kernel_cache(directory).cubin(saxpy_source, "saxpy.cu", options, "sm_90");
+    const auto second =
+        observed(lesson03::kernel_cache(directory).cubin(saxpy_source, "saxpy.cu", options, "sm_90"));
     EXPECT_TRUE(second.hit) << "the same source, options and architecture again were compiled again "
                                "instead of read from the cache";
     expect_same_image(second.cubin, first.cubin, "the CUBIN read from the cache");
-    EXPECT_EQ(entries(directory).size(), 1u) << "a hit should not add files";
+    EXPECT_EQ(observed_entries(directory), 1u) << "a hit should not add files";
 }
 
 GRADED_HOST_TEST(KernelCache, DifferentOptionsMiss, 1, "another option or architecture is a different entry") {
     const course::temp_dir scratch("lesson03-cache");
     const lesson03::kernel_cache cache(scratch.path());
-    ASSERT_FALSE(cache.cubin(saxpy_source, "saxpy.cu", {"--fmad=false"}, "sm_90").hit);
+    const auto hit = [&](const std::vector<std::string>& options, const std::string& arch) {
+        return observe("hit", cache.cubin(saxpy_source, "saxpy.cu", options, arch).hit);
+    };
+    ASSERT_FALSE(hit({"--fmad=false"}, "sm_90"));
 
-    const auto other_option = cache.cubin(saxpy_source, "saxpy.cu", {"--fmad=true"}, "sm_90");
-    EXPECT_FALSE(other_option.hit) << "--fmad=true was served the entry compiled with --fmad=false: "
-                                      "the options must be part of the key";
-    const auto other_arch = cache.cubin(saxpy_source, "saxpy.cu", {"--fmad=false"}, "sm_80");
-    EXPECT_FALSE(other_arch.hit) << "sm_80 was served the entry compiled for sm_90: the architecture "
-                                    "must be part of the key";
-    EXPECT_EQ(entries(scratch.path()).size(), 3u) << "three different compilations should leave three entries";
-    EXPECT_TRUE(cache.cubin(saxpy_source, "saxpy.cu", {"--fmad=false"}, "sm_90").hit)
+    EXPECT_FALSE(hit({"--fmad=true"}, "sm_90"))
+        << "--fmad=true was served the entry compiled with --fmad=false: the options must be part of the key";
+    EXPECT_FALSE(hit({"--fmad=false"}, "sm_80"))
+        << "sm_80 was served the entry compiled for sm_90: the architecture must be part of the key";
+    EXPECT_EQ(observed_entries(scratch.path()), 3u)
+        << "three different compilations should leave three entries";
+    EXPECT_TRUE(hit({"--fmad=false"}, "sm_90"))
         << "the first entry is no longer found after adding others";
 }
 
@@ -246,9 +277,12 @@ GRADED_HOST_TEST(KernelCache, DamagedEntryRebuilt, 2, "a damaged entry is ignore
     const course::temp_dir scratch("lesson03-cache");
     const lesson03::kernel_cache cache(scratch.path());
     const std::vector<std::string> options = {"--fmad=false"};
-    const std::string good = cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90").cubin;
+    const std::string good = observe("CUBIN", cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90").cubin);
     const auto files = entries(scratch.path());
-    ASSERT_EQ(files.size(), 1u) << "after one compilation the cache should hold one file";
+    ASSERT_EQ(observe("files in the cache", files.size()), 1u)
+        << "after one compilation the cache should hold one file";
+    // The entry is damaged where it lies: the judge damages the reference's
+    // own entry the same way, so its bytes are not evidence.
     const fs::path entry = files.front();
     const std::string stored = read_file(entry);
 
@@ -264,20 +298,20 @@ GRADED_HOST_TEST(KernelCache, DamagedEntryRebuilt, 2, "a damaged entry is ignore
         SCOPED_TRACE(std::string("the entry file ") + how);
         write_file(entry, bytes);
         lesson03::kernel_cache::entry rebuilt{};
-        try {
+        const observed_call lookup = observe_call("lookup of the damaged entry", [&] {
             rebuilt = cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90");
-        } catch (const course::not_implemented&) {
-            throw;
-        } catch (const std::exception& e) {
-            ADD_FAILURE() << "a damaged entry made the lookup throw: " << e.what()
+        });
+        if (lookup.kind != observed_call::returned) {
+            ADD_FAILURE() << "a damaged entry made the lookup throw: " << lookup.what
                           << "\nA damaged entry is a miss: compile again and store the result.";
             continue;
         }
+        rebuilt = observed(std::move(rebuilt));
         EXPECT_FALSE(rebuilt.hit) << "a damaged entry was trusted: store the CUBIN's length and a "
                                      "checksum (FNV-1a) with it, and check both when reading";
         if (rebuilt.hit) continue;  // the one message above says it all
         expect_same_image(rebuilt.cubin, good, "the rebuilt CUBIN");
-        EXPECT_TRUE(cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90").hit)
+        EXPECT_TRUE(observe("hit", cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90").hit))
             << "after a rebuild the entry should be stored again and hit";
     }
 }
@@ -287,21 +321,18 @@ GRADED_HOST_TEST(KernelCache, DamagedEntryRebuilt, 2, "a damaged entry is ignore
 GRADED_HOST_TEST(Saxpy, EmptyInput, 1, "empty x and y give an empty result, GPU untouched") {
     lesson03::saxpy_options options;
     options.cache_dir.clear();
-    const std::vector<float> out = lesson03::saxpy_driver(2.0f, {}, {}, options);
+    const std::vector<float> out = observe("result", lesson03::saxpy_driver(2.0f, {}, {}, options));
     EXPECT_TRUE(out.empty()) << "saxpy of empty vectors returned " << out.size() << " elements";
 }
 
 GRADED_HOST_TEST(Saxpy, MismatchedSizes, 1, "x and y of different lengths: std::invalid_argument") {
     lesson03::saxpy_options options;
     options.cache_dir.clear();
-    try {
+    const observed_call call = observe_call("saxpy_driver of 10 and 9 elements", [&] {
         lesson03::saxpy_driver(2.0f, std::vector<float>(10, 1.0f), std::vector<float>(9, 1.0f), options);
+    });
+    if (call.kind == observed_call::returned)
         ADD_FAILURE() << "x of 10 elements and y of 9 were accepted: the kernel would read past y's end";
-    } catch (const std::invalid_argument&) {
-        // expected
-    } catch (const course::not_implemented& e) {
-        ADD_FAILURE() << e.what();
-    } catch (const std::exception& e) {
-        ADD_FAILURE() << "expected std::invalid_argument before anything touches the GPU, got: " << e.what();
-    }
+    else if (call.kind != observed_call::invalid_argument)
+        ADD_FAILURE() << "expected std::invalid_argument before anything touches the GPU, got: " << call.what;
 }

@@ -1,5 +1,6 @@
 // Graded tests for lesson04's pinned host pool (memory_pool over
 // cudaMallocHost) and for async_pool, the wrapper over cudaMallocAsync.
+// What the tests learn of the pools is evidence (pool_checks.hpp).
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
@@ -10,6 +11,7 @@
 #include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/stream.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "memory_pool.cuh"
 #include "pool_checks.hpp"
@@ -19,6 +21,7 @@
 namespace {
 
 using namespace lesson04_tests;
+using course::testing::observe;
 
 constexpr std::size_t MiB = 1024 * 1024;
 
@@ -33,7 +36,7 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
     expect_stats(pool, upstream, {512, 512, 0}, "after allocating 400 bytes of pinned memory");
     cudaPointerAttributes attributes{};
     CUDA_CHECK(cudaPointerGetAttributes(&attributes, in));
-    if (attributes.type != cudaMemoryTypeHost)
+    if (observe("memory type", attributes.type) != cudaMemoryTypeHost)
         ADD_FAILURE()
             << "the pinned pool should hand out page-locked host memory, which it gets from its upstream";
 
@@ -45,14 +48,16 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
     CUDA_CHECK(cudaMemcpyAsync(device.data(), in, 400, cudaMemcpyHostToDevice, s));
     CUDA_CHECK(cudaMemcpyAsync(out, device.data(), 400, cudaMemcpyDeviceToHost, s));
     s.synchronize();
-    if (!std::equal(in, in + 100, out))
+    const std::vector<int> back = observe("values back from the GPU", std::vector<int>(out, out + 100));
+    if (back != std::vector<int>(in, in + 100))
         ADD_FAILURE() << "a round trip through the GPU did not bring the values back";
 
     pool.deallocate(in, 400, s);
     pool.deallocate(out, 400, s);
     expect_stats(pool, upstream, {0, 1024, 2}, "after freeing both pinned blocks");
     void* again = pool.allocate(400, s);
-    if (!(again == in || again == out)) ADD_FAILURE() << "a freed pinned block should be reused";
+    if (!observe("a freed block came back", again == in || again == out))
+        ADD_FAILURE() << "a freed pinned block should be reused";
     pool.deallocate(again, 400, s);
     pool.free_all_blocks();
     expect_stats(pool, upstream, {0, 0, 0}, "after free_all_blocks");
@@ -61,41 +66,45 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
 GRADED_TEST(AsyncPool, AllocateAndFree, 2, "cudaMallocAsync pool: allocate on a stream, use, free") {
     course::stream s;
     lesson04::async_pool pool;
-    if (pool.allocate(0, s) != nullptr) ADD_FAILURE() << "allocate(0) should return nullptr";
+    if (observe("allocate(0) returned a block", pool.allocate(0, s) != nullptr))
+        ADD_FAILURE() << "allocate(0) should return nullptr";
 
     const std::size_t bytes = MiB + 100;
     void* p = pool.allocate(bytes, s);
-    ASSERT_NE(p, nullptr);
-    if (pool.used_bytes() < bytes)
+    ASSERT_TRUE(observe("allocate returned a block", p != nullptr))
+        << "allocate(" << bytes << ") returned nullptr";
+    const std::size_t used = observe("used_bytes() after allocate", pool.used_bytes());
+    if (used < bytes)
         ADD_FAILURE() << fmt::format(
             "after allocating {} bytes the pool reports {} bytes in use: the memory did not come from this "
             "pool. cudaMallocAsync takes from the device's default pool; cudaMallocFromPoolAsync(&p, bytes, "
             "pool, stream) from ours",
-            bytes, pool.used_bytes());
+            bytes, used);
     CUDA_CHECK(cudaMemsetAsync(p, 0x5A, bytes, s));
     std::vector<unsigned char> host(bytes);
     CUDA_CHECK(cudaMemcpyAsync(host.data(), p, bytes, cudaMemcpyDeviceToHost, s));
     pool.deallocate(p, bytes, s);
     s.synchronize();
-    if (!std::all_of(host.begin(), host.end(), [](unsigned char c) { return c == 0x5A; }))
+    if (!observe("the memory held what was written",
+                 std::all_of(host.begin(), host.end(), [](unsigned char c) { return c == 0x5A; })))
         ADD_FAILURE() << "the memory did not hold what was written into it";
-    if (pool.used_bytes() != 0u)
+    if (observe("used_bytes() after deallocate", pool.used_bytes()) != 0u)
         ADD_FAILURE() << "after deallocate and a synchronisation nothing should be in use: "
                          "deallocate should cudaFreeAsync the block on its stream";
 
     {
         course::device_array<int> array(1000, pool, s);  // the pool as a device_array's allocator
-        if (pool.used_bytes() < 4000u)
+        if (observe("used_bytes() with the array", pool.used_bytes()) < 4000u)
             ADD_FAILURE() << "a device_array made with the pool should take its memory from it";
         launch_fill(s, array.view(), 3);
         std::vector<int> values(1000);
         CUDA_CHECK(cudaMemcpyAsync(values.data(), array.data(), 4000, cudaMemcpyDeviceToHost, s));
         s.synchronize();
-        if (!std::all_of(values.begin(), values.end(), [](int v) { return v == 3; }))
+        if (observe("the array's contents", std::move(values)) != std::vector<int>(1000, 3))
             ADD_FAILURE() << "a kernel's writes into the array did not come back";
     }
     s.synchronize();
-    if (pool.used_bytes() != 0u)
+    if (observe("used_bytes() after the array", pool.used_bytes()) != 0u)
         ADD_FAILURE() << "the array was destroyed, its memory should be back in the pool";
 }
 
@@ -105,34 +114,36 @@ GRADED_TEST(AsyncPool, ReleaseThreshold, 2,
     const std::size_t GiB = 1024 * MiB;
     const std::size_t bytes = 64 * MiB;
     lesson04::async_pool pool(GiB);
-    if (pool.release_threshold() != GiB)
+    if (observe("release_threshold()", pool.release_threshold()) != GiB)
         ADD_FAILURE() << "release_threshold() should read back the 1 GiB given to the constructor";
 
     void* p = pool.allocate(bytes, s);
-    if (pool.reserved_bytes() < bytes)
+    if (observe("reserved_bytes() with 64 MiB in use", pool.reserved_bytes()) < bytes)
         ADD_FAILURE() << "64 MiB allocated, but the pool reserves less than that";
     pool.deallocate(p, bytes, s);
     s.synchronize();
-    if (pool.reserved_bytes() < bytes)
+    const std::size_t kept = observe("reserved_bytes() after freeing", pool.reserved_bytes());
+    if (kept < bytes)
         ADD_FAILURE() << fmt::format(
             "with a 1 GiB release threshold the pool should keep the freed 64 MiB after a synchronisation, "
             "but it holds {} bytes: is the threshold set on the pool (cudaMemPoolAttrReleaseThreshold)?",
-            pool.reserved_bytes());
+            kept);
 
     pool.trim_to(0);
-    if (pool.reserved_bytes() >= bytes)
+    if (observe("reserved_bytes() after trim_to(0)", pool.reserved_bytes()) >= bytes)
         ADD_FAILURE() << "trim_to(0) should give the unused 64 MiB back (cudaMemPoolTrimTo)";
 
     pool.set_release_threshold(0);
-    if (pool.release_threshold() != 0u)
+    if (observe("release_threshold()", pool.release_threshold()) != 0u)
         ADD_FAILURE() << "release_threshold() should read back 0 after set_release_threshold(0)";
     p = pool.allocate(bytes, s);
     pool.deallocate(p, bytes, s);
     s.synchronize();
-    if (pool.reserved_bytes() >= bytes)
+    const std::size_t still = observe("reserved_bytes() at threshold 0", pool.reserved_bytes());
+    if (still >= bytes)
         ADD_FAILURE() << fmt::format(
             "with release threshold 0 the pool should give freed memory back at the next synchronisation, "
             "but "
             "it still holds {} bytes",
-            pool.reserved_bytes());
+            still);
 }

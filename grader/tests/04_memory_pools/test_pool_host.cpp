@@ -1,7 +1,9 @@
 // Graded tests for lesson04's memory_pool that need no GPU: the pool draws
 // host memory from a counting upstream (test_upstream.hpp) and everything
 // happens on one stream, so what is tested is the pool's bookkeeping: sizes,
-// reuse, statistics, the limit, errors.
+// reuse, statistics, the limit, errors. What the tests learn of the pool is
+// evidence (pool_checks.hpp): pointers stay in the test, and only what is
+// checked of them (the same block or not) is observed.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -13,6 +15,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "memory_pool.cuh"
 #include "pool_checks.hpp"
@@ -23,6 +26,7 @@ namespace {
 using namespace lesson04_tests;
 using lesson04::memory_pool;
 using lesson04::out_of_memory;
+using course::testing::observe;
 
 constexpr std::size_t KiB = 1024;
 constexpr std::size_t MiB = 1024 * KiB;
@@ -38,12 +42,14 @@ GRADED_HOST_TEST(MemoryPool, RoundsUpTo512, 1, "sizes round up to multiples of 5
     for (std::size_t bytes : {1, 400, 511, 512, 513, 1000, 1024, 1025, 4097}) {
         void* p = pool.allocate(bytes, nullptr);
         used += rounded(bytes);
-        ASSERT_NE(p, nullptr) << "allocate(" << bytes << ") returned nullptr";
-        if (upstream.last_request() != rounded(bytes))
+        ASSERT_TRUE(observe("allocate returned a block", p != nullptr))
+            << "allocate(" << bytes << ") returned nullptr";
+        const std::size_t asked = observe("upstream request", upstream.last_request());
+        if (asked != rounded(bytes))
             ADD_FAILURE() << fmt::format(
                 "allocate({}) asked the upstream for {} bytes, expected {}: round the size up to a multiple "
                 "of 512 first, (bytes + 511) / 512 * 512, and ask for the whole block",
-                bytes, upstream.last_request(), rounded(bytes));
+                bytes, asked, rounded(bytes));
         expect_stats(pool, upstream, {used, used, 0}, fmt::format("after allocate({})", bytes));
     }
 }
@@ -51,11 +57,15 @@ GRADED_HOST_TEST(MemoryPool, RoundsUpTo512, 1, "sizes round up to multiples of 5
 GRADED_HOST_TEST(MemoryPool, ZeroBytes, 1, "a 0-byte request returns nullptr and takes nothing") {
     counting_upstream upstream;
     memory_pool pool(upstream);
-    if (pool.allocate(0, nullptr) != nullptr)
+    if (observe("allocate(0) returned a block", pool.allocate(0, nullptr) != nullptr))
         ADD_FAILURE() << "allocate(0) should return nullptr (as CuPy does)";
-    if (upstream.allocations() != 0u) ADD_FAILURE() << "allocate(0) should not ask the upstream for anything";
+    if (observe("upstream allocations", upstream.allocations()) != 0u)
+        ADD_FAILURE() << "allocate(0) should not ask the upstream for anything";
     expect_stats(pool, upstream, {0, 0, 0}, "after allocate(0)");
-    EXPECT_NO_THROW(pool.deallocate(nullptr, 0, nullptr)) << "deallocate(nullptr, 0) should do nothing";
+    const thrown freed_null = observed_throw<std::invalid_argument>(
+        "deallocate(nullptr, 0) threw", [&] { pool.deallocate(nullptr, 0, nullptr); });
+    if (freed_null.kind != thrown::nothing)
+        ADD_FAILURE() << "deallocate(nullptr, 0) should do nothing\n" << freed_null.actual();
     expect_stats(pool, upstream, {0, 0, 0}, "after deallocate(nullptr, 0)");
 }
 
@@ -67,8 +77,9 @@ GRADED_HOST_TEST(MemoryPool, ReusesFreedBlock, 2, "a freed block is reused, not 
     expect_stats(pool, upstream, {0, MiB, 1}, "after allocating and freeing 1 MiB");
 
     void* q = pool.allocate(MiB, nullptr);
-    if (q != p) ADD_FAILURE() << "allocating 1 MiB again should return the free 1 MiB block";
-    if (upstream.allocations() != 1u)
+    if (!observe("the freed block came back", q == p))
+        ADD_FAILURE() << "allocating 1 MiB again should return the free 1 MiB block";
+    if (observe("upstream allocations", upstream.allocations()) != 1u)
         ADD_FAILURE()
             << "the second 1 MiB allocation went to the upstream although a free 1 MiB block was waiting: "
                "look in the free list before asking the upstream";
@@ -77,11 +88,11 @@ GRADED_HOST_TEST(MemoryPool, ReusesFreedBlock, 2, "a freed block is reused, not 
     // Any request that rounds to the same size fits the same block.
     pool.deallocate(q, MiB, nullptr);
     void* r = pool.allocate(MiB - 100, nullptr);
-    if (r != p)
+    if (!observe("the freed block came back", r == p))
         ADD_FAILURE() << "allocate(1 MiB - 100) rounds to 1 MiB and should reuse the free 1 MiB block";
     expect_stats(pool, upstream, {MiB, MiB, 0}, "after allocating 1 MiB - 100 bytes");
     pool.deallocate(r, MiB - 100, nullptr);
-    if (upstream.allocations() != 1u)
+    if (observe("upstream allocations", upstream.allocations()) != 1u)
         ADD_FAILURE() << "every request here fits the first block: one upstream call";
 }
 
@@ -97,9 +108,10 @@ GRADED_HOST_TEST(MemoryPool, FreeAllBlocks, 1,
     expect_stats(pool, upstream, {1024, 5120, 2}, "after freeing two of three blocks");
 
     pool.free_all_blocks();
-    if (upstream.deallocations() != 2u)
+    if (observe("upstream deallocations", upstream.deallocations()) != 2u)
         ADD_FAILURE() << "free_all_blocks should give both free blocks to the upstream";
-    if (!upstream.holds(c)) ADD_FAILURE() << "free_all_blocks gave back a block still in use";
+    if (!observe("the block in use is still held", upstream.holds(c)))
+        ADD_FAILURE() << "free_all_blocks gave back a block still in use";
     expect_stats(pool, upstream, {1024, 1024, 0}, "after free_all_blocks with one block in use");
 
     pool.deallocate(c, 600, nullptr);
@@ -115,17 +127,17 @@ GRADED_HOST_TEST(MemoryPool, SizeClasses, 2, "mixed sizes: a free block serves o
 
     // 512 and 1536 do not round to 1024: the free block is not theirs.
     void* small = pool.allocate(512, nullptr);
-    if (small == big)
+    if (observe("allocate(512) got the 1024-byte block", small == big))
         ADD_FAILURE() << "allocate(512) returned the free 1024-byte block: a block serves only requests "
                          "of its own size (else used_bytes would count 1024 for 512, and the big "
                          "block would be wasted)";
     void* larger = pool.allocate(1536, nullptr);
-    if (larger == big)
+    if (observe("allocate(1536) got the 1024-byte block", larger == big))
         ADD_FAILURE() << "allocate(1536) returned the free 1024-byte block, which is too small";
     expect_stats(pool, upstream, {2048, 3072, 1}, "after 1024 freed, then 512 and 1536 allocated");
 
     void* same = pool.allocate(1000, nullptr);
-    if (same != big)
+    if (!observe("allocate(1000) got the 1024-byte block", same == big))
         ADD_FAILURE() << "allocate(1000) rounds to 1024 and should reuse the free 1024-byte block";
     expect_stats(pool, upstream, {3072, 3072, 0}, "after allocate(1000) reused the 1024-byte block");
     for (auto [p, n] : {std::pair{small, 512}, {larger, 1536}, {same, 1000}})
@@ -146,10 +158,10 @@ GRADED_HOST_TEST(MemoryPool, SizeClasses, 2, "mixed sizes: a free block serves o
     expect_stats(pool2, upstream2, {0, total, 20}, "after freeing twenty blocks of different sizes");
     for (auto it = blocks.rbegin(); it != blocks.rend(); ++it) {
         void* p = pool2.allocate(it->second, nullptr);
-        if (p != it->first)
+        if (!observe("its own block came back", p == it->first))
             ADD_FAILURE() << fmt::format("allocate({}) should get back its own free block", it->second);
     }
-    if (upstream2.allocations() != 20u)
+    if (observe("upstream allocations", upstream2.allocations()) != 20u)
         ADD_FAILURE() << "every size had a free block: no upstream call was needed";
     expect_stats(pool2, upstream2, {total, total, 0}, "after allocating the twenty sizes again");
     for (auto& [p, bytes] : blocks) pool2.deallocate(p, bytes, nullptr);
@@ -160,25 +172,34 @@ GRADED_HOST_TEST(MemoryPool, Limit, 2,
     counting_upstream upstream;
     memory_pool pool(upstream);
     pool.set_limit(2048);
-    EXPECT_EQ(pool.limit(), 2048u);
+    EXPECT_EQ(observe("limit()", pool.limit()), 2048u);
     void* a = pool.allocate(1024, nullptr);
     void* b = pool.allocate(1000, nullptr);  // 1024: the pool is full
     const std::size_t calls = upstream.allocations();
+    bool refused = false;
+    std::string message;
     try {
         pool.allocate(1, nullptr);
+    } catch (const out_of_memory& e) {  // anything else ends the test, as before
+        refused = true;
+        message = e.what();
+    }
+    if (!observe("allocate(1) past the limit threw out_of_memory", refused))
         ADD_FAILURE() << "allocate(1) with 2048 of 2048 bytes in use returned normally: it needs 512 more "
                          "bytes, past the limit, so it must throw lesson04::out_of_memory";
-    } catch (const out_of_memory& e) {
-        if (std::string(e.what()) == "") ADD_FAILURE() << "out_of_memory should say what happened";
-    }
-    if (upstream.allocations() != calls)
+    else if (observe("its message", message).empty())
+        ADD_FAILURE() << "out_of_memory should say what happened";
+    if (observe("upstream calls past the limit", upstream.allocations() - calls) != 0)
         ADD_FAILURE() << "the pool asked the upstream for memory past its limit";
     expect_stats(pool, upstream, {2048, 2048, 0}, "after an allocation refused by the limit");
 
     // 1024 in use, 1024 free: 1536 more does not fit even after the free block goes back.
     pool.deallocate(a, 1024, nullptr);
-    EXPECT_THROW(pool.allocate(1536, nullptr), out_of_memory)
-        << "1024 bytes in use + 1536 asked for > 2048: must throw out_of_memory";
+    const thrown too_big =
+        observed_throw<out_of_memory>("allocate(1536) threw", [&] { pool.allocate(1536, nullptr); });
+    if (too_big.kind != thrown::expected)
+        ADD_FAILURE() << "1024 bytes in use + 1536 asked for > 2048: must throw out_of_memory\n"
+                      << too_big.actual();
     expect_stats(pool, upstream, {1024, 1024, 0},
                  "after allocate(1536) was refused (the free block goes back to the upstream first)");
     static_assert(std::is_base_of_v<std::bad_alloc, out_of_memory>);
@@ -204,15 +225,20 @@ GRADED_HOST_TEST(MemoryPool, LimitReleasesFreeBlocks, 2,
     expect_stats(pool, upstream, {0, 60 * KiB, 11}, "after freeing 60 KiB of blocks in eleven sizes");
 
     void* p = nullptr;
+    bool out_of_memory_thrown = false;
     try {
         p = pool.allocate(32 * KiB, nullptr);
     } catch (const std::bad_alloc&) {
+        out_of_memory_thrown = true;
+    }
+    if (observe("allocate(32 KiB) threw out of memory", out_of_memory_thrown)) {
         ADD_FAILURE() << "allocate(32 KiB) with a 64 KiB limit and nothing in use threw out of memory: the "
                          "pool held 60 KiB of free blocks of other sizes. Give the free blocks back to the "
                          "upstream (as free_all_blocks does) and try again before throwing";
         return;
     }
-    EXPECT_NE(p, nullptr);
+    EXPECT_TRUE(observe("allocate(32 KiB) returned a block", p != nullptr))
+        << "allocate(32 KiB) returned nullptr";
     expect_stats(pool, upstream, {32 * KiB, 32 * KiB, 0},
                  "after allocate(32 KiB) made room by giving back the free blocks");
     pool.deallocate(p, 32 * KiB, nullptr);
@@ -226,9 +252,13 @@ GRADED_HOST_TEST(MemoryPool, UpstreamOutOfMemory, 1, "the upstream running out: 
 
     // 2048 free + 3072 > 4096: the upstream refuses until the pool gives back its free block.
     void* b = nullptr;
+    bool out_of_memory_thrown = false;
     try {
         b = pool.allocate(3072, nullptr);
     } catch (const std::bad_alloc&) {
+        out_of_memory_thrown = true;
+    }
+    if (observe("allocate(3072) threw out of memory", out_of_memory_thrown)) {
         ADD_FAILURE() << "allocate(3072) failed when the upstream ran out, though the pool held a free "
                          "2048-byte block: when the upstream throws std::bad_alloc, give the free blocks "
                          "back and try once more";
@@ -236,22 +266,29 @@ GRADED_HOST_TEST(MemoryPool, UpstreamOutOfMemory, 1, "the upstream running out: 
     }
     expect_stats(pool, upstream, {3072, 3072, 0}, "after allocate(3072) freed room in the upstream");
 
-    EXPECT_THROW(pool.allocate(2048, nullptr), out_of_memory)
-        << "the upstream has no room for 2048 more bytes and the pool has nothing to give back: the "
-           "std::bad_alloc of the upstream should come out as lesson04::out_of_memory";
+    const thrown no_room =
+        observed_throw<out_of_memory>("allocate(2048) threw", [&] { pool.allocate(2048, nullptr); });
+    if (no_room.kind != thrown::expected)
+        ADD_FAILURE() << "the upstream has no room for 2048 more bytes and the pool has nothing to give "
+                         "back: the std::bad_alloc of the upstream should come out as lesson04::out_of_memory\n"
+                      << no_room.actual();
     expect_stats(pool, upstream, {3072, 3072, 0}, "after a request the upstream could not meet");
 
     // A size that cannot be rounded up without overflowing is out of memory,
     // not a block of 0 bytes.
     for (std::size_t huge : {SIZE_MAX, SIZE_MAX - 100}) {
+        void* p = nullptr;
+        bool out_of_memory_thrown = false;
         try {
-            void* p = pool.allocate(huge, nullptr);
+            p = pool.allocate(huge, nullptr);
+        } catch (const std::bad_alloc&) {
+            out_of_memory_thrown = true;
+        }
+        if (!observe("the impossible request threw out of memory", out_of_memory_thrown))
             ADD_FAILURE() << fmt::format(
                 "allocate({}) returned {}: rounding it up overflowed (to 0?). Check that bytes + 511 "
                 "does not overflow before rounding, and throw out_of_memory",
-                huge, p);
-        } catch (const std::bad_alloc&) {
-        }
+                huge, observe("the pointer it returned", p));  // only printed, never used
     }
     expect_stats(pool, upstream, {3072, 3072, 0}, "after two impossible requests");
     pool.deallocate(b, 3072, nullptr);
@@ -262,17 +299,31 @@ GRADED_HOST_TEST(MemoryPool, BadDeallocate, 1, "foreign pointers, double frees a
     memory_pool pool(upstream);
     void* p = pool.allocate(1000, nullptr);
     int not_from_the_pool = 0;
-    EXPECT_THROW(pool.deallocate(&not_from_the_pool, 4, nullptr), std::invalid_argument)
-        << "deallocate of a pointer the pool never handed out must throw std::invalid_argument";
-    EXPECT_THROW(pool.deallocate(p, 100, nullptr), std::invalid_argument)
-        << "deallocate(p, 100) of a block allocated with 1000 bytes (1024) must throw "
-           "std::invalid_argument: 100 rounds to 512, not 1024";
+    const thrown foreign = observed_throw<std::invalid_argument>(
+        "deallocate of a foreign pointer threw", [&] { pool.deallocate(&not_from_the_pool, 4, nullptr); });
+    if (foreign.kind != thrown::expected)
+        ADD_FAILURE() << "deallocate of a pointer the pool never handed out must throw "
+                         "std::invalid_argument\n"
+                      << foreign.actual();
+    const thrown wrong_size = observed_throw<std::invalid_argument>(
+        "deallocate with a wrong size threw", [&] { pool.deallocate(p, 100, nullptr); });
+    if (wrong_size.kind != thrown::expected)
+        ADD_FAILURE() << "deallocate(p, 100) of a block allocated with 1000 bytes (1024) must throw "
+                         "std::invalid_argument: 100 rounds to 512, not 1024\n"
+                      << wrong_size.actual();
     expect_stats(pool, upstream, {1024, 1024, 0}, "after two refused deallocations");
 
-    EXPECT_NO_THROW(pool.deallocate(p, 1000, nullptr));
-    EXPECT_THROW(pool.deallocate(p, 1000, nullptr), std::invalid_argument)
-        << "freeing the same block twice must throw std::invalid_argument: otherwise the free list holds "
-           "it twice and two later allocations share one block";
+    const thrown freed = observed_throw<std::invalid_argument>("deallocate(p, 1000) threw",
+                                                               [&] { pool.deallocate(p, 1000, nullptr); });
+    if (freed.kind != thrown::nothing)
+        ADD_FAILURE() << "deallocate(p, 1000) of a block allocated with 1000 bytes should succeed\n"
+                      << freed.actual();
+    const thrown twice = observed_throw<std::invalid_argument>("deallocate(p, 1000) again threw",
+                                                               [&] { pool.deallocate(p, 1000, nullptr); });
+    if (twice.kind != thrown::expected)
+        ADD_FAILURE() << "freeing the same block twice must throw std::invalid_argument: otherwise the free "
+                         "list holds it twice and two later allocations share one block\n"
+                      << twice.actual();
     expect_stats(pool, upstream, {0, 1024, 1}, "after a double free was refused");
 }
 
@@ -285,12 +336,14 @@ GRADED_HOST_TEST(MemoryPool, DestructorReturnsEverything, 1, "a destroyed pool g
         pool.deallocate(freed, 4096, nullptr);
         (void)in_use;
     }
-    if (upstream.live_blocks() != 0u)
+    const std::size_t blocks = observe("blocks left in the upstream", upstream.live_blocks());
+    const std::size_t bytes = observe("bytes left in the upstream", upstream.live_bytes());
+    if (blocks != 0u)
         ADD_FAILURE() << fmt::format(
             "the pool was destroyed but {} block(s) ({} bytes) were never given back to the upstream: the "
             "destructor must return every block, free or in use",
-            upstream.live_blocks(), upstream.live_bytes());
-    for (const auto& error : upstream.errors()) ADD_FAILURE() << error;
+            blocks, bytes);
+    for (const auto& error : observed_upstream_errors(upstream)) ADD_FAILURE() << error;
 }
 
 GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
@@ -353,9 +406,16 @@ GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
             op = fmt::format("allocate({})", bytes);
             const auto outcome = m.allocate(rounded(bytes));
             void* p = nullptr;
+            enum allocate_result : int { returned_nullptr, returned_block, threw_out_of_memory };
+            allocate_result result = returned_nullptr;
             try {
                 p = pool.allocate(bytes, nullptr);
+                if (p) result = returned_block;
             } catch (const out_of_memory&) {
+                result = threw_out_of_memory;
+            }
+            result = observe("allocate", result);  // the student's outcome steers the steps that follow
+            if (result == threw_out_of_memory) {
                 if (outcome != model::refused) {
                     ADD_FAILURE() << fmt::format(
                         "step {}: {} threw out_of_memory, but {} ({} bytes in use, limit {}; rerun with "
@@ -368,13 +428,13 @@ GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
                     return;
                 }
             }
-            if (p) {
+            if (result == returned_block) {
                 if (outcome == model::refused) {
                     ADD_FAILURE() << fmt::format("step {}: {} succeeded past the limit of {} bytes", step, op,
                                                  m.limit);
                     return;
                 }
-                if (!live_set.insert(p).second) {
+                if (!observe("the block was not in use", live_set.insert(p).second)) {
                     ADD_FAILURE() << fmt::format(
                         "step {}: {} returned {}, a block that is already in use: "
                         "two owners now share it",
@@ -393,9 +453,14 @@ GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
             pool.deallocate(p, bytes, nullptr);
             m.deallocate(rounded(bytes));
         }
-        if (pool.used_bytes() != m.used || pool.total_bytes() != m.total ||
-            pool.n_free_blocks() != m.n_free || upstream.allocations() != m.upstream_calls ||
-            upstream.live_bytes() != m.total) {
+        struct statistics {
+            std::size_t used, total, n_free, upstream_calls, held;
+        };
+        const statistics got = observe("statistics", statistics{pool.used_bytes(), pool.total_bytes(),
+                                                                pool.n_free_blocks(), upstream.allocations(),
+                                                                upstream.live_bytes()});
+        if (got.used != m.used || got.total != m.total || got.n_free != m.n_free ||
+            got.upstream_calls != m.upstream_calls || got.held != m.total) {
             ADD_FAILURE() << fmt::format(
                 "step {} ({}; rerun with --seed={}):\n"
                 "  used_bytes()     {:>9}, expected {}\n"
@@ -405,9 +470,8 @@ GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
                 "  held from the upstream: {} bytes\n"
                 "A free block serves only a request of its own rounded size; a new block is taken from the "
                 "upstream only when none is free; at the limit, every free block goes back first.",
-                step, op, course::testing::run_seed(), pool.used_bytes(), m.used, pool.total_bytes(), m.total,
-                pool.n_free_blocks(), m.n_free, upstream.allocations(), m.upstream_calls,
-                upstream.live_bytes());
+                step, op, course::testing::run_seed(), got.used, m.used, got.total, m.total, got.n_free,
+                m.n_free, got.upstream_calls, m.upstream_calls, got.held);
             return;
         }
     }
@@ -416,5 +480,5 @@ GRADED_HOST_TEST(MemoryPool, RandomCyclesMatchModel, 3,
         m.deallocate(rounded(bytes));
     }
     expect_stats(pool, upstream, {0, m.total, m.n_free}, "after freeing everything at the end");
-    for (const auto& error : upstream.errors()) ADD_FAILURE() << error;
+    for (const auto& error : observed_upstream_errors(upstream)) ADD_FAILURE() << error;
 }

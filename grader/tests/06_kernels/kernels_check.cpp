@@ -12,6 +12,7 @@
 #include "course/error.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 
 namespace lesson06::testing {
@@ -65,6 +66,13 @@ input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi) {
 template <class T>
 void expect_elements(const std::vector<T>& actual, const expectation& expected,
                      const std::string& what, const std::function<std::string(std::size_t)>& explain) {
+    // The result is evidence: its size is not to be taken on trust either.
+    if (actual.size() != expected.value.size()) {
+        ADD_FAILURE() << fmt::format("{}: {} elements read back, {} expected", what,
+                                     course::with_commas(actual.size()),
+                                     course::with_commas(expected.value.size()));
+        return;
+    }
     const std::size_t n = actual.size();
     std::size_t wrong = 0, nan = 0, first = n, last = 0, first_nan = n;
     std::vector<std::size_t> examples;
@@ -134,24 +142,28 @@ void expect_guard_untouched(const course::testing::guarded_output<T>& output, co
 template <class T>
 void output<T>::expect_untouched_outside(const std::string& what) const {
     expect_guard_untouched(storage_, what);
-    const std::vector<T> all = storage_.to_host();
-    for (std::size_t i = 0; i < offset_; ++i) {
-        if (!std::isnan(static_cast<double>(all[i]))) {
-            ADD_FAILURE() << fmt::format(
-                "{}: wrote before the start: the output view starts {} elements into its "
-                "allocation and element {} before it was changed. Index the view from 0.",
-                what, offset_, offset_ - i);
-            return;
-        }
-    }
+    // The elements before the view's start: the evidence is the first one
+    // written (offset_ when none was), not the elements themselves.
+    std::vector<T> before(offset_);
+    if (offset_ > 0)
+        CUDA_CHECK(cudaMemcpy(before.data(), start_, offset_ * sizeof(T), cudaMemcpyDeviceToHost));
+    std::size_t i = 0;
+    while (i < offset_ && std::isnan(static_cast<double>(before[i]))) ++i;
+    i = course::testing::observe("first write before the start", i);
+    if (i < offset_)
+        ADD_FAILURE() << fmt::format(
+            "{}: wrote before the start: the output view starts {} elements into its "
+            "allocation and element {} before it was changed. Index the view from 0.",
+            what, offset_, offset_ - i);
 }
 
 template <class T>
 void expect_unchanged(const input<T>& x) {
     const std::vector<T> now = x.device.to_host();
-    if (std::memcmp(now.data(), x.host.data(), x.host.size() * sizeof(T)) == 0) return;
     std::size_t first = 0;
     while (first < now.size() && std::memcmp(&now[first], &x.host[first], sizeof(T)) == 0) ++first;
+    first = course::testing::observe("first changed input element", first);  // evidence
+    if (first >= x.host.size()) return;
     ADD_FAILURE() << fmt::format(
         "input {} was modified (first at element {}): inputs are read-only, write only the output",
         x.name, course::with_commas(first));
@@ -203,7 +215,7 @@ std::size_t kernels_launched(const std::function<void(cudaStream_t)>& work) {
         CUDA_CHECK(cudaGraphNodeGetType(node, &type));
         if (type == cudaGraphNodeTypeKernel) ++kernels;
     }
-    return kernels;
+    return course::testing::observe("kernels launched", kernels);
 }
 
 // The two element types of the lesson.
@@ -223,17 +235,34 @@ template class output<double>;
 template void expect_unchanged<double>(const input<double>&);
 
 void expect_invalid_argument(const std::function<void()>& call, const std::string& what) {
+    enum class outcome : int { returned, invalid_argument, not_implemented, other_exception };
+    outcome how = outcome::returned;
+    std::string message;  // what() of anything else thrown
     try {
         call();
         CUDA_CHECK(cudaDeviceSynchronize());
-        ADD_FAILURE() << what << " returned normally; it should throw std::invalid_argument before "
-                                 "launching anything";
     } catch (const std::invalid_argument&) {
-        // right
+        how = outcome::invalid_argument;
     } catch (const course::not_implemented& e) {
-        ADD_FAILURE() << e.what();
+        how = outcome::not_implemented;
+        message = e.what();
     } catch (const std::exception& e) {
-        ADD_FAILURE() << what << " threw \"" << e.what() << "\" instead of std::invalid_argument";
+        how = outcome::other_exception;
+        message = e.what();
+    }
+    // What the call did is evidence: the verdict follows the recorded
+    // outcome, not the one this process saw.
+    how = course::testing::observe("outcome", how);
+    message = course::testing::observe("exception message", std::move(message));
+    switch (how) {
+        case outcome::invalid_argument: return;  // right
+        case outcome::returned:
+            ADD_FAILURE() << what << " returned normally; it should throw std::invalid_argument before "
+                                     "launching anything";
+            return;
+        case outcome::not_implemented: ADD_FAILURE() << message; return;
+        default:
+            ADD_FAILURE() << what << " threw \"" << message << "\" instead of std::invalid_argument";
     }
 }
 

@@ -3,8 +3,14 @@
 // copies, element-by-element checks whose failure messages name the usual
 // mistake (the vector loop's tail left out, a grid-stride loop that stops
 // early, a write past the end), and a count of the kernels a call launches.
+//
+// Everything these helpers read back of the code under test is evidence
+// (course/testing/evidence.hpp): output::result() and the checks of what lies
+// around an output or an input, the kernel count, the outcome of a call that
+// must throw.
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <functional>
 #include <string>
@@ -59,14 +65,16 @@ input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi);
 template <class T>
 class output {
 public:
-    explicit output(std::size_t n, std::size_t offset = 0) : n_(n), offset_(offset), storage_(offset + n) {}
+    explicit output(std::size_t n, std::size_t offset = 0)
+        : n_(n), offset_(offset), storage_(offset + n), start_(storage_.view().data()) {}
 
     course::device_span<T> view() { return storage_.view().subspan(offset_, n_); }
     std::size_t size() const { return n_; }
-    // The n elements, read back.
+    // The n elements, read back: evidence.
     std::vector<T> result() const {
         std::vector<T> all = storage_.to_host();
-        return std::vector<T>(all.begin() + static_cast<std::ptrdiff_t>(offset_), all.end());
+        all.erase(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(std::min(offset_, all.size())));
+        return all;
     }
     // Fails if anything before the view's start or after its end was written.
     void expect_untouched_outside(const std::string& what) const;
@@ -74,6 +82,7 @@ public:
 private:
     std::size_t n_, offset_;
     course::testing::guarded_output<T> storage_;
+    const T* start_;  // the allocation's first element, offset_ before the view
 };
 
 // Elements of a 1D result, what they should be, and how far each may be off.
@@ -107,7 +116,8 @@ void expect_close(double actual, double expected, double allowed, const std::str
                   const std::string& advice = "");
 
 // How many kernels `work` launches on the stream it is given: the call is
-// captured into a CUDA graph (nothing runs) and its kernel nodes counted.
+// captured into a CUDA graph (nothing runs) and its kernel nodes counted. The
+// count is evidence.
 std::size_t kernels_launched(const std::function<void(cudaStream_t)>& work);
 
 // Calls `call` (then waits for the GPU) and fails unless it throws

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "course/error.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "fusion.cuh"
 #include "kernels_check.hpp"
@@ -21,6 +22,7 @@
 namespace {
 
 using namespace lesson06::testing;
+using course::testing::observe;
 
 constexpr float a = 1.5f;
 
@@ -93,13 +95,15 @@ GRADED_TEST(Fusion, FusedMatchesUnfused, 2,
     lesson06::fused_update(a, x.view(), fused.view());
     lesson06::unfused_update(a, x.view(), unfused.view(), scratch.view());
     CUDA_CHECK(cudaDeviceSynchronize());
-    const std::vector<float> from_unfused = unfused.to_host();
+    const std::vector<float> from_unfused = observe("unfused_update result", unfused.to_host());
+    ASSERT_EQ(from_unfused.size(), n) << "unfused_update's result, read back";
     expectation expected = reference(x.host, y0.host);
     for (std::size_t i = 0; i < n; ++i) {
         expected.value[i] = from_unfused[i];
         expected.allowed[i] *= 2;
     }
-    expect_elements(fused.to_host(), expected, "fused_update against unfused_update, n = 100,003");
+    expect_elements(observe("fused_update result", fused.to_host()), expected,
+                    "fused_update against unfused_update, n = 100,003");
 }
 
 GRADED_TEST(Fusion, FusedIsOneKernel, 1, "fused_update launches one kernel (the unfused version three)") {

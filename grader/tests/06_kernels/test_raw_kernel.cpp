@@ -15,6 +15,7 @@
 #include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/stream.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
 #include "kernels_check.hpp"
@@ -23,6 +24,7 @@
 namespace {
 
 using namespace lesson06::testing;
+using course::testing::observe;
 
 template <class T>
 const char* type_name() {
@@ -110,24 +112,28 @@ GRADED_TEST(RawKernel, RejectsTooManyThreads, 1, "my_add with 2048 threads per b
 // ---------------------------------------------------------------------------
 // The cache
 GRADED_TEST(RawKernel, CompilesOnce, 2, "the same source, name and options compile once per process") {
+    // Every count is evidence: the checks compare the student's counts with
+    // each other, never with what this process compiled before.
     const std::string source = unique_tag("CompilesOnce") + fill_source;
-    const std::size_t before = lesson06::raw_kernel::compilations();
+    const std::size_t before = observe("compilations before", lesson06::raw_kernel::compilations());
     const lesson06::raw_kernel first(source, "fill");
-    const std::size_t after_first = lesson06::raw_kernel::compilations();
+    const std::size_t after_first =
+        observe("compilations after the first", lesson06::raw_kernel::compilations());
     EXPECT_EQ(after_first, before + 1)
         << "the first raw_kernel made from a new source must compile it, once: "
            "raw_kernel::compilations() should have grown by 1";
     const lesson06::raw_kernel second(source, "fill");
-    EXPECT_EQ(lesson06::raw_kernel::compilations(), after_first)
+    EXPECT_EQ(observe("compilations after the second", lesson06::raw_kernel::compilations()), after_first)
         << "a second raw_kernel with the same source, name and options compiled again: it should "
            "find the first one's kernel in the process-wide cache";
-    EXPECT_EQ(first.handle(), second.handle())
+    EXPECT_TRUE(observe("one loaded kernel", first.handle() == second.handle()))
         << "two raw_kernels of one source and name should share one loaded kernel (one cudaKernel_t)";
     expect_fill(second, 1.5f, "fill, from the cache");
 
     // Options change the compiled code, so they are part of the key.
     const lesson06::raw_kernel other(source, "fill", {"-DVALUE=2.5f"});
-    EXPECT_EQ(lesson06::raw_kernel::compilations(), after_first + 1)
+    EXPECT_EQ(observe("compilations with other options", lesson06::raw_kernel::compilations()),
+              after_first + 1)
         << "a raw_kernel with different options (-DVALUE=2.5f) must compile again: the options "
            "belong in the cache key";
     expect_fill(other, 2.5f, "fill compiled with -DVALUE=2.5f");
@@ -136,11 +142,14 @@ GRADED_TEST(RawKernel, CompilesOnce, 2, "the same source, name and options compi
     // may have compiled it already).
     const auto x = uniform_input<float>(100 + input_padding, "x");
     output<float> y(100);
-    const std::size_t before_calls = lesson06::raw_kernel::compilations();
+    const std::size_t before_calls =
+        observe("compilations before my_add", lesson06::raw_kernel::compilations());
     for (int call = 0; call < 3; ++call) lesson06::my_add(x.view(0, 100), x.view(0, 100), y.view());
     CUDA_CHECK(cudaDeviceSynchronize());
-    EXPECT_LE(lesson06::raw_kernel::compilations(), before_calls + 1)
-        << "three calls of my_add compiled " << lesson06::raw_kernel::compilations() - before_calls
+    const std::size_t after_calls =
+        observe("compilations after my_add", lesson06::raw_kernel::compilations());
+    EXPECT_LE(after_calls, before_calls + 1)
+        << "three calls of my_add compiled " << after_calls - before_calls
         << " times: each call should find the compiled kernel in the cache";
 }
 
@@ -157,13 +166,15 @@ __global__ void scale(T* x, T factor, unsigned long long n)
 )cuda";
     const lesson06::raw_kernel as_float(source, "scale<float>");
     const lesson06::raw_kernel as_double(source, "scale<double>");
-    EXPECT_EQ(as_float.name(), "scale<float>");
+    EXPECT_EQ(observe("name()", as_float.name()), "scale<float>");
     // C++ names are mangled: the symbol of scale<float> encodes its template
     // argument and parameters, and starts with _Z.
-    EXPECT_EQ(as_float.lowered_name().rfind("_Z", 0), 0u)
+    const std::string lowered_float = observe("lowered_name() of scale<float>", as_float.lowered_name());
+    const std::string lowered_double = observe("lowered_name() of scale<double>", as_double.lowered_name());
+    EXPECT_EQ(lowered_float.rfind("_Z", 0), 0u)
         << "scale<float> is a C++ template: its compiled name (nvrtcGetLoweredName) is mangled and "
-           "starts with _Z, but lowered_name() is \"" << as_float.lowered_name() << "\"";
-    EXPECT_NE(as_float.lowered_name(), as_double.lowered_name())
+           "starts with _Z, but lowered_name() is \"" << lowered_float << "\"";
+    EXPECT_NE(lowered_float, lowered_double)
         << "scale<float> and scale<double> are two kernels with two names";
 
     const std::size_t n = 1000;
@@ -181,8 +192,8 @@ __global__ void scale(T* x, T factor, unsigned long long n)
         ef.allowed[i] = unit_roundoff<float>() * std::fabs(ef.value[i]);
         ed.value[i] = -0.5 * xd.host[i];
     }
-    expect_elements(xf.device.to_host(), ef, "scale<float> by 3");
-    expect_elements(xd.device.to_host(), ed, "scale<double> by -0.5");
+    expect_elements(observe("scale<float> result", xf.device.to_host()), ef, "scale<float> by 3");
+    expect_elements(observe("scale<double> result", xd.device.to_host()), ed, "scale<double> by -0.5");
 }
 
 GRADED_TEST(RawKernel, ExternCWithSharedMemory, 1,
@@ -200,7 +211,7 @@ extern "C" __global__ void reverse_blocks(const float* in, float* out)
 }
 )cuda";
     const lesson06::raw_kernel reverse(source, "reverse_blocks");
-    EXPECT_EQ(reverse.lowered_name(), "reverse_blocks")
+    EXPECT_EQ(observe("lowered_name()", reverse.lowered_name()), "reverse_blocks")
         << "an extern \"C\" kernel keeps its plain name in the compiled code";
     const unsigned threads = 128, blocks = 5;
     const std::size_t n = std::size_t{threads} * blocks;
@@ -227,28 +238,48 @@ extern "C" __global__ void broken(float* y)
     y[0] = undeclared_thing * 2.0f;
 }
 )cuda";
+    enum class outcome : int { compiled, compile_error, not_implemented, other_exception };
     for (int attempt = 1; attempt <= 2; ++attempt) {  // a failure is not cached: the second fails the same way
+        outcome how = outcome::compiled;
+        std::string log, message;  // compile_error::log(), and what() of whatever was thrown
         try {
             const lesson06::raw_kernel kernel(source, "broken");
+        } catch (const lesson06::compile_error& e) {
+            how = outcome::compile_error;
+            log = e.log();
+            message = e.what();
+        } catch (const course::not_implemented& e) {
+            how = outcome::not_implemented;
+            message = e.what();
+        } catch (const std::exception& e) {
+            how = outcome::other_exception;
+            message = e.what();
+        }
+        // What happened is evidence: the checks below follow the recorded
+        // outcome, not the one this process saw.
+        how = observe("outcome", how);
+        log = observe("log()", std::move(log));
+        message = observe("what()", std::move(message));
+        if (how == outcome::compiled) {
             ADD_FAILURE() << "a source that uses an undeclared identifier compiled without complaint "
                              "(attempt " << attempt << "): check nvrtcCompileProgram's status, it does "
                              "not throw by itself";
-        } catch (const lesson06::compile_error& e) {
-            EXPECT_NE(e.log().find("undeclared_thing"), std::string::npos)
-                << "compile_error::log() should be NVRTC's log, which names the undeclared "
-                   "identifier; it is:\n" << e.log();
-            EXPECT_NE(std::string(e.what()).find("undeclared_thing"), std::string::npos)
-                << "the error's message should carry NVRTC's log (compile_error puts it there); it is:\n"
-                << e.what();
-        } catch (const course::not_implemented& e) {
-            ADD_FAILURE() << e.what();
+        } else if (how == outcome::not_implemented) {
+            ADD_FAILURE() << message;
             return;
-        } catch (const std::exception& e) {
+        } else if (how != outcome::compile_error) {
             ADD_FAILURE() << "a source that does not compile threw, but not a lesson06::compile_error: "
-                          << e.what()
+                          << message
                           << "\nThrow compile_error(status, name, log) with NVRTC's log "
                              "(nvrtcGetProgramLogSize, nvrtcGetProgramLog).";
             return;
+        } else {
+            EXPECT_NE(log.find("undeclared_thing"), std::string::npos)
+                << "compile_error::log() should be NVRTC's log, which names the undeclared "
+                   "identifier; it is:\n" << log;
+            EXPECT_NE(message.find("undeclared_thing"), std::string::npos)
+                << "the error's message should carry NVRTC's log (compile_error puts it there); it is:\n"
+                << message;
         }
     }
 }

@@ -11,16 +11,21 @@
 // finds it. Filled with values (fill) it is the input and output of an
 // in-place kernel; left poisoned, an element still NaN afterwards was never
 // written.
+//
+// What to_host(), guard_writes() and first_difference() read back is
+// evidence (evidence.hpp): it passes through observe().
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstddef>
+#include <cstring>
 #include <stdexcept>
 #include <vector>
 
 #include "course/device_array.hpp"
 #include "course/device_span_2d.hpp"
 #include "course/error.hpp"
+#include "course/testing/evidence.hpp"
 
 namespace course::testing {
 
@@ -78,8 +83,26 @@ public:
                                 cudaMemcpyHostToDevice));
     }
 
-    // The rows x cols elements, dense and row-major (no padding).
-    std::vector<T> to_host() const {
+    // The rows x cols elements, dense and row-major (no padding): evidence.
+    std::vector<T> to_host() const { return observe("matrix", read()); }
+
+    // The first element (row-major, r * cols + c) that no longer holds
+    // values[r * cols + c] bit for bit; rows * cols when none changed. Only
+    // this index is evidence, not the whole matrix.
+    std::size_t first_difference(const std::vector<T>& values) const {
+        const std::vector<T> now = read();
+        std::size_t first = 0;
+        while (first < now.size() && first < values.size() &&
+               std::memcmp(&now[first], &values[first], sizeof(T)) == 0)
+            ++first;
+        return observe("first changed input element", first);
+    }
+
+    // Every element outside the matrix that no longer holds the poison: evidence.
+    guard_report guard_writes() const { return observe("guard writes", find_guard_writes()); }
+
+private:
+    std::vector<T> read() const {
         std::vector<T> host(layout_.rows * layout_.cols);
         if (host.empty()) return host;
         CUDA_CHECK(cudaMemcpy2D(host.data(), layout_.cols * sizeof(T), first(),
@@ -88,8 +111,7 @@ public:
         return host;
     }
 
-    // Every element outside the matrix that no longer holds the poison.
-    guard_report guard_writes() const {
+    guard_report find_guard_writes() const {
         const std::vector<T> all = storage_.to_host();
         const auto* bytes = reinterpret_cast<const unsigned char*>(all.data());
         auto changed = [&](std::size_t i) {
@@ -119,7 +141,6 @@ public:
         return report;
     }
 
-private:
     T* first() { return storage_.data() + before_; }
     const T* first() const { return storage_.data() + before_; }
 

@@ -9,6 +9,9 @@
 // elements a kernel with that mistake would write, for this matrix and this
 // block shape, and names every mistake whose pattern matches what the GPU
 // actually left behind.
+//
+// What they read back of a guarded_matrix is evidence (evidence.hpp): the
+// matrix's to_host(), guard_writes() and first_difference() observe it.
 #include <cstdint>
 #include <functional>
 #include <string>
