@@ -8,7 +8,9 @@
 #   [BASELINES BM_copy ...]        # benchmarks that measure a reference (a copy,
 #                                  # cuBLAS, CUB), not the student's code:
 #                                  # `grader bench --impl baseline` runs these
-#   [MUTANTS name ...])            # known-wrong versions in grader/mutants/<NN_name>/<name>
+#   [MUTANTS name ...]             # known-wrong versions in grader/mutants/<NN_name>/<name>
+#   [CHEATS name ...])             # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch,
+#                                  # a diff against the solution applied in the build folder
 #
 # Creates, for lesson NN:
 #   lessonNN_exercise, lessonNN_solution      the student's and the reference library
@@ -17,7 +19,7 @@
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
 # and records the lesson in build/course_manifest.json for the grader.
 function(course_add_lesson dir)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;BASELINES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "course_add_lesson: '${dir}' must look like NN_name")
   endif()
@@ -44,6 +46,17 @@ function(course_add_lesson dir)
       list(APPEND variants mutant_${m})
       set(variant_dir_mutant_${m} ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
     endforeach()
+    # A cheat is the solution with a patch applied, copied into the build
+    # folder with its expect.json (the grader reads it from the variant's folder).
+    foreach(c IN LISTS L_CHEATS)
+      set(cheat_dir ${CMAKE_BINARY_DIR}/cheats/${dir}/${c})
+      set(cheat_src ${CMAKE_SOURCE_DIR}/grader/cheats/${dir}/${c})
+      course_apply_patch(${cheat_dir} FROM ${variant_dir_solution} PATCH ${cheat_src}/cheat.patch
+                         NAME "${id} cheat ${c}")
+      configure_file(${cheat_src}/expect.json ${cheat_dir}/expect.json COPYONLY)
+      list(APPEND variants cheat_${c})
+      set(variant_dir_cheat_${c} ${cheat_dir})
+    endforeach()
   endif()
 
   # The graded tests compile once and link against each implementation.
@@ -67,12 +80,16 @@ function(course_add_lesson dir)
     add_library(${id}_${variant} STATIC ${impl_paths})
     target_include_directories(${id}_${variant} PUBLIC ${lesson_dir})
     target_link_libraries(${id}_${variant} PUBLIC course::common ${L_LIBS})
+    if(variant MATCHES "^cheat_")
+      # A cheat may use the harness's own headers, as a student who read them could.
+      target_link_libraries(${id}_${variant} PRIVATE course::testing)
+    endif()
 
     add_executable(${id}_${variant}_tests $<TARGET_OBJECTS:${id}_graded_tests>)
     target_link_libraries(${id}_${variant}_tests PRIVATE ${id}_${variant} course::testing_main ${L_LIBS})
 
     set(bench_json "")
-    if(TARGET ${id}_bench_objects AND NOT variant MATCHES "^mutant_")
+    if(TARGET ${id}_bench_objects AND NOT variant MATCHES "^(mutant|cheat)_")
       add_executable(${id}_${variant}_bench $<TARGET_OBJECTS:${id}_bench_objects>)
       target_link_libraries(${id}_${variant}_bench PRIVATE ${id}_${variant} course::bench_main ${L_LIBS})
       set(bench_json ", \"bench_target\": \"${id}_${variant}_bench\", \"bench\": \"$<TARGET_FILE:${id}_${variant}_bench>\"")

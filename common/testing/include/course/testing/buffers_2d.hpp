@@ -84,7 +84,7 @@ public:
     }
 
     // The rows x cols elements, dense and row-major (no padding): evidence.
-    std::vector<T> to_host() const { return observe("matrix", read()); }
+    std::vector<T> to_host() const { return observe_same_size("matrix", read()); }
 
     // The first element (row-major, r * cols + c) that no longer holds
     // values[r * cols + c] bit for bit; rows * cols when none changed. Only
