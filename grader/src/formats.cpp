@@ -120,7 +120,7 @@ std::string format_text(const lesson_report& r, const text_style& style) {
         out += fmt::format("  no CUDA device: {}.\n", r.no_gpu_reason);
         if (!r.graded())
             out += fmt::format("  {} GPU tests skipped; nothing was graded. `grader doctor` checks your setup.\n", skipped);
-        else
+        else if (skipped > 0)
             out += fmt::format("  {} GPU tests skipped; only the tests that need no GPU were graded.\n", skipped);
         out += "\n";
     }

@@ -63,6 +63,9 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
             if (pipe_fds[1] == events_fd) fcntl(events_fd, F_SETFD, 0);  // keep it across exec
             else dup2(pipe_fds[1], events_fd);  // the copy does not inherit CLOEXEC
         }
+        // Nothing else the grader holds (or inherited) reaches the child: the
+        // code under test gets stdin, stdout, stderr and the events pipe only.
+        close_range(opts.events ? events_fd + 1 : events_fd, ~0U, 0);
         if (opts.max_file_bytes > 0) {
             const rlimit limit{static_cast<rlim_t>(opts.max_file_bytes), static_cast<rlim_t>(opts.max_file_bytes)};
             setrlimit(RLIMIT_FSIZE, &limit);

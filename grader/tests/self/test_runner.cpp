@@ -5,7 +5,10 @@
 #include <algorithm>
 #include <filesystem>
 
+#include <unistd.h>
+
 #include "course/temp_dir.hpp"
+#include "process.hpp"
 #include "runner.hpp"
 
 namespace {
@@ -183,4 +186,19 @@ TEST(CleanMessage, UnwrapsExceptions) {
     EXPECT_EQ(grader::clean_message("C++ exception with description \"vecadd.cu:31: cudaErrorInvalidConfiguration: "
                                     "invalid configuration argument [cudaGetLastError()]\" thrown in the test body."),
               "threw vecadd.cu:31: cudaErrorInvalidConfiguration: invalid configuration argument [cudaGetLastError()]");
+}
+
+TEST(ChildProcess, GetsOnlyItsStandardStreamsAndTheEventsPipe) {
+    // A descriptor this process holds, open across exec: the child must not get it.
+    int held[2];
+    ASSERT_EQ(pipe(held), 0);
+    const auto out = scratch_dir() / "fds.txt";
+    {
+        grader::child_process child({{"/bin/ls", "-1", "/proc/self/fd"}, {}, out, true, std::nullopt});
+        child.wait();
+    }
+    close(held[0]);
+    close(held[1]);
+    // 0-2, the events pipe (3) and the folder ls itself opened to list them (4).
+    EXPECT_EQ(grader::file_text(out), "0\n1\n2\n3\n4\n");
 }
