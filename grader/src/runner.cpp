@@ -104,11 +104,19 @@ public:
 private:
     // The student's program runs in the sandbox where there is one; the judge never needs it.
     std::vector<std::string> command(std::vector<std::string> argv) const {
-        if (evidence_mode_ != "record" || !options_.bwrap) return argv;
+        if (!sandboxed()) return argv;
         sandbox_spec spec = options_.sandbox;
         spec.readable.push_back(program_);
         spec.writable.push_back(evidence_dir(options_));
         return sandboxed_command(*options_.bwrap, spec, argv);
+    }
+
+    bool sandboxed() const { return evidence_mode_ == "record" && options_.bwrap.has_value(); }
+
+    // bubblewrap ends with 128 + N when the program inside died of signal N.
+    static exit_status as_seen_inside(exit_status status) {
+        if (!status.signaled && status.code > 128 && status.code < 128 + 65) return {true, status.code - 128};
+        return status;
     }
 
     // One process: returns false when nothing more can be learnt from another.
@@ -150,7 +158,7 @@ private:
                 continue;
             }
             if (ended) {
-                const exit_status status = child.wait();
+                const exit_status status = sandboxed() ? as_seen_inside(child.wait()) : child.wait();
                 if (!current.empty()) {
                     std::vector<std::string> messages{
                         fmt::format("the test program crashed during this test: {}", status.describe())};

@@ -76,3 +76,19 @@ TEST_F(sandbox_test, GradedTestsRunInsideIt) {
     const auto run = grader::run_graded_tests(options);
     for (const auto& t : run.tests) EXPECT_EQ(t.status, grader::test_status::passed) << t.id;
 }
+
+TEST_F(sandbox_test, ACrashInsideIsNamedByItsSignal) {
+    setenv("FAKE_CRASH", "1", 1);
+    grader::run_options options;
+    options.tests_program = FAKE_GRADED_TESTS;
+    options.judge_program = FAKE_GRADED_JUDGE;
+    options.log_dir = dir.path() / "logs";
+    options.only = {"FakeHost.Crashes"};
+    options.bwrap = bwrap;
+    const auto run = grader::run_graded_tests(options);
+    unsetenv("FAKE_CRASH");
+    ASSERT_EQ(run.tests.size(), 1u);
+    EXPECT_EQ(run.tests[0].status, grader::test_status::crashed);
+    ASSERT_FALSE(run.tests[0].messages.empty());
+    EXPECT_NE(run.tests[0].messages[0].find("SIGSEGV"), std::string::npos) << run.tests[0].messages[0];
+}
