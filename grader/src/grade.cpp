@@ -50,6 +50,7 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
     run.seed = options.seed;
     run.per_test_limit = options.per_test_limit;
     run.only = options.only;
+    run.implementation_library = variant->library;
     if (options.sandbox) {
         run.bwrap = find_bubblewrap();
         // Hidden: the references, the known-wrong versions and cheats, and the

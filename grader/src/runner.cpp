@@ -76,6 +76,9 @@ public:
                          {course::testing::evidence_mode_variable, evidence_mode_},
                          {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
                          {"GTEST_COLOR", "no"}};
+            if (!options_.implementation_library.empty())
+                env.emplace_back(course::testing::implementation_library_variable,
+                                 options_.implementation_library.string());
             env.insert(env.end(), env_.begin(), env_.end());
             child_process child({command({program_.string(),
                                           "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),

@@ -40,6 +40,7 @@ struct run_options {
     std::filesystem::path tests_program;  // links the code under test: untrusted
     std::filesystem::path judge_program;  // the same tests against the reference solution
     std::filesystem::path log_dir;        // each process's output, and the evidence
+    std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
     unsigned long long seed = 0;
     std::chrono::milliseconds per_test_limit{60'000};
     std::vector<std::string> only;        // test ids to run; empty: all

@@ -27,7 +27,8 @@ void expect_bandwidth_share(const std::string& name, const std::function<void(cu
     options.bytes = bytes;
     // The code under test's speed is evidence; the copy it is compared with
     // is measured again by whoever judges (evidence.hpp).
-    const double gbps = observe("GB/s", benchmark(work, options).gigabytes_per_second());
+    const double gbps =
+        observe_measured<double>("GB/s", [&] { return benchmark(work, options).gigabytes_per_second(); });
     const double copy = measured_copy_bandwidth_gbps(copy_bytes);
     const double share = gbps / copy;
     ::testing::Test::RecordProperty("bandwidth_gbps", std::to_string(gbps));

@@ -13,6 +13,7 @@
 #include "course/error.hpp"
 #include "course/event.hpp"
 #include "course/stream.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "streams.cuh"
 #include "test_kernels.hpp"
@@ -21,6 +22,8 @@ namespace {
 
 using namespace std::chrono_literals;
 using lesson05_tests::launch_spin;
+using course::testing::observe;
+using course::testing::observe_same_size;
 
 // True once everything queued on `stream` has finished. Never blocks.
 bool finished(cudaStream_t stream) {
@@ -37,18 +40,25 @@ double host_ms_since(std::chrono::steady_clock::time_point start) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Calls time_with_events, turning its most common failure into advice.
+// Calls time_with_events, turning its most common failure into advice. What
+// it measured (or the error it read too early) is evidence: observe().
 double timed_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
+    double ms = -1;
+    std::string too_early;
     try {
-        return lesson05::time_with_events(stream, work).count();
+        ms = lesson05::time_with_events(stream, work).count();
     } catch (const course::cuda_error& e) {
         if (e.code() != cudaErrorNotReady) throw;
-        ADD_FAILURE() << e.what()
+        too_early = e.what();
+    }
+    ms = observe("event ms", ms);
+    too_early = observe("read too early", too_early);
+    if (!too_early.empty())
+        ADD_FAILURE() << too_early
                       << "\nthe time was read before the stop event had completed: the work is still "
                          "running when work() returns, so wait for the stop event "
                          "(stop.synchronize()) before asking for the elapsed time";
-        return -1;
-    }
+    return too_early.empty() ? ms : -1;
 }
 
 // The first launch of a kernel loads it; keep that out of the timed runs.
@@ -72,14 +82,14 @@ GRADED_TEST(Timing, AgreesWithHostClock, 2, "50 ms of GPU work: event time agree
         given = s;
         launch_spin(s, work_time);
     });
-    const double host_ms = host_ms_since(start);
+    const double host_ms = observe("host ms", host_ms_since(start));
     if (event_ms < 0) return;  // reported by timed_ms
 
-    ASSERT_EQ(calls, 1) << "time_with_events must call work exactly once";
-    ASSERT_EQ(given, stream.get())
+    ASSERT_EQ(observe("calls", calls), 1) << "time_with_events must call work exactly once";
+    ASSERT_TRUE(observe("work got the stream", given == stream.get()))
         << "work was given another stream than the one passed to time_with_events: call "
            "work(stream), so that the work lands between the two events";
-    const bool done = finished(stream);
+    const bool done = observe("finished on return", finished(stream));
     const double expected_ms = std::chrono::duration<double, std::milli>(work_time).count();
 
     if (event_ms < 0.98 * expected_ms) {
@@ -166,7 +176,7 @@ GRADED_TEST(Dependency, ConsumerWaitsForProducer, 3,
     lesson05_tests::launch_copy(b, buffer.view(), seen.view());
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    const std::vector<int> result = seen.to_host();
+    const std::vector<int> result = observe_same_size("what the consumer saw", seen.to_host());
     std::size_t stale = 0, right = 0, untouched = 0;
     for (int v : result) {
         if (v == produced) ++right;
@@ -193,7 +203,7 @@ GRADED_TEST(Dependency, HostIsNotBlocked, 1, "add_dependency returns at once, wi
     course::event marker(cudaEventDisableTiming);
     warm_up(a);
     launch_spin(a, 100ms);
-    if (finished(a)) {
+    if (observe("finished at once", finished(a))) {
         a.synchronize();
         GTEST_SKIP() << "the 100 ms kernel had already finished when its launch returned: launches "
                         "block here (a profiler or compute-sanitizer?), so whether add_dependency "
@@ -201,8 +211,8 @@ GRADED_TEST(Dependency, HostIsNotBlocked, 1, "add_dependency returns at once, wi
     }
     const auto start = std::chrono::steady_clock::now();
     lesson05::add_dependency(a, b, marker);
-    const double host_ms = host_ms_since(start);
-    const bool producer_done = finished(a);
+    const double host_ms = observe("host ms", host_ms_since(start));
+    const bool producer_done = observe("producer done", finished(a));
     a.synchronize();
     b.synchronize();
     if (producer_done) {

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "course/testing/harness.hpp"
+
 namespace lesson07::testing {
 
 namespace {
@@ -73,8 +75,16 @@ symbol_table read_symbols(const std::string& library) {
     return table;
 }
 
+// The grader names the student's library (COURSE_IMPLEMENTATION_LIBRARY) so
+// that the judge, built against the solution, checks the student's symbols,
+// not its own; run by hand, a program checks the library it links.
+std::string library_path() {
+    const char* named = std::getenv(course::testing::implementation_library_variable);
+    return named && *named ? named : implementation_library;
+}
+
 const symbol_table& library_symbols() {
-    static const symbol_table table = read_symbols(implementation_library);
+    static const symbol_table table = read_symbols(library_path());
     return table;
 }
 
@@ -119,7 +129,7 @@ std::string library_gemm_use(const std::string& source) {
         return fmt::format(
             "could not check that {} calls no library GEMM: {} has no object file "
             "compiled from it",
-            source, implementation_library);
+            source, library_path());
 
     // What matmul_cublas.cu defines (functions and data it exports): a
     // hand-written version may not call into it either.

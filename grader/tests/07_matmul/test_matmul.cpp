@@ -20,6 +20,7 @@
 #include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/random.hpp"
+#include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "library_symbols.hpp"
 #include "matmul.cuh"
@@ -134,26 +135,39 @@ GRADED_TEST(Shapes, Rejected, 1, "every version rejects shapes that do not fit")
     };
     const mismatch cases[] = {{"A is 4 x 5 but B is 6 x 7", 4, 5, 6, 7, 4, 7},
                               {"A x B is 4 x 7 but C is 5 x 7", 4, 5, 5, 7, 5, 7}};
+    // How each call ended is the evidence: the judge decides from it.
+    enum class ended { normally, invalid_argument, unfinished, other };
     for (version v : {version::naive, version::tiled, version::register_blocked, version::cublas}) {
         for (const mismatch& m : cases) {
+            ended how = ended::normally;
+            std::string what;
             try {
                 run(v, view(m.a_rows, m.a_cols), view(m.b_rows, m.b_cols),
                     view(m.c_rows, m.c_cols));
                 CUDA_CHECK(cudaDeviceSynchronize());
+            } catch (const std::invalid_argument&) {
+                how = ended::invalid_argument;
+            } catch (const course::not_implemented& e) {
+                how = ended::unfinished;
+                what = e.what();
+            } catch (const std::exception& e) {
+                how = ended::other;
+                what = e.what();
+            }
+            how = course::testing::observe("how it ended", how);
+            what = course::testing::observe("what it threw", what);
+            if (how == ended::normally)
                 ADD_FAILURE() << fmt::format(
                     "{} accepted matrices that do not fit ({}) and returned normally; it should "
                     "throw std::invalid_argument: call lesson07::check_shapes first.",
                     name_of(v), m.what);
-            } catch (const std::invalid_argument&) {
-                // right
-            } catch (const course::not_implemented& e) {
-                ADD_FAILURE() << e.what();
-            } catch (const std::exception& e) {
+            else if (how == ended::unfinished)
+                ADD_FAILURE() << what;
+            else if (how == ended::other)
                 ADD_FAILURE() << fmt::format(
                     "{} with matrices that do not fit ({}) threw \"{}\" instead of "
                     "std::invalid_argument: call lesson07::check_shapes first.",
-                    name_of(v), m.what, e.what());
-            }
+                    name_of(v), m.what, what);
         }
     }
 }
@@ -192,6 +206,12 @@ double gigaflops(const std::string& name, double flops,
     options.repeat = 10;
     options.flops = flops;
     return course::benchmark(work, options).gigaflops();
+}
+
+// The same, of the student's code: evidence (the judge uses the recorded figure).
+double student_gigaflops(const std::string& name, double flops,
+                         const std::function<void(cudaStream_t)>& work) {
+    return course::testing::observe_measured<double>(name, [&] { return gigaflops(name, flops, work); });
 }
 
 // The yardstick: cuBLAS's float32 GEMM of the same size, through a handle of
@@ -234,10 +254,10 @@ bool computes_itself(version v) {
 GRADED_PERF_TEST(MatmulPerf, TiledVsNaive, 2, "tiled at least 2x the naive version at 2048^3") {
     if (!computes_itself(version::tiled) || !computes_itself(version::naive)) return;
     square_problem p(2048);
-    const double naive = gigaflops("matmul_naive 2048^3", p.flops(), [&](cudaStream_t s) {
+    const double naive = student_gigaflops("matmul_naive 2048^3", p.flops(), [&](cudaStream_t s) {
         lesson07::matmul_naive(p.a_view(), p.b_view(), p.c_view(), s);
     });
-    const double tiled = gigaflops("matmul_tiled 2048^3", p.flops(), [&](cudaStream_t s) {
+    const double tiled = student_gigaflops("matmul_tiled 2048^3", p.flops(), [&](cudaStream_t s) {
         lesson07::matmul_tiled(p.a_view(), p.b_view(), p.c_view(), s);
     });
     const double speedup = tiled / naive;
@@ -261,7 +281,7 @@ GRADED_PERF_TEST(MatmulPerf, RegisterBlockedVsCublas, 3,
     const double cublas = gigaflops("cuBLAS sgemm 2048^3", p.flops(),
                                     [&](cudaStream_t s) { reference.multiply(p, s); });
     const double blocked =
-        gigaflops("matmul_register_blocked 2048^3", p.flops(), [&](cudaStream_t s) {
+        student_gigaflops("matmul_register_blocked 2048^3", p.flops(), [&](cudaStream_t s) {
             lesson07::matmul_register_blocked(p.a_view(), p.b_view(), p.c_view(), s);
         });
     const double share = blocked / cublas;

@@ -59,6 +59,15 @@ std::vector<T> observe(std::string_view what, std::vector<T> values) {
     return values;
 }
 
+// A figure measured of the code under test (its speed, say): measured and
+// recorded in the student's program; in the judge, the recorded figure is
+// used and `measure` is not run at all (timing the reference would be wasted).
+template <class T, class Measure>
+T observe_measured(std::string_view what, Measure&& measure) {
+    if (current_evidence_mode() == evidence_mode::judge) return observe(what, T{});
+    return observe(what, static_cast<T>(measure()));
+}
+
 void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected);
 
 // For a result whose length the test decides (an output buffer it read back):

@@ -11,5 +11,9 @@ inline constexpr const char* list_flag = "--graded-list";
 inline constexpr int sticky_error_exit_code = 86;
 // Environment variable naming the file descriptor for result events.
 inline constexpr const char* events_fd_variable = "COURSE_EVENTS_FD";
+// Environment variable naming the library of the code under test, for checks
+// that read what was compiled (lesson07's symbol check): the grader sets it
+// for the student's program and the judge alike.
+inline constexpr const char* implementation_library_variable = "COURSE_IMPLEMENTATION_LIBRARY";
 
 }  // namespace course::testing
