@@ -10,6 +10,7 @@
 #include <mutex>
 #include <set>
 #include <thread>
+#include <utility>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -26,6 +27,7 @@ using nlohmann::json;
 using clock = std::chrono::steady_clock;
 
 std::filesystem::path evidence_dir(const run_options& options) { return options.log_dir / "evidence"; }
+std::filesystem::path claims_dir(const run_options& options) { return options.log_dir / "claims"; }
 
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
@@ -63,9 +65,15 @@ public:
         : options_(options), program_(std::move(program)), evidence_mode_(std::move(evidence_mode)),
           log_prefix_(std::move(log_prefix)), limit_(per_test_limit), env_(std::move(env)) {}
 
-    // Runs `remaining`; `on_finish` hears of each test as it ends.
-    std::map<std::string, outcome> run(std::vector<std::string> remaining, const on_finish_fn& on_finish = {}) {
+    // Runs `ids`, then `then` in a second phase of the same process (harness.hpp,
+    // --course-then); `on_finish` hears of each test as it ends, and may
+    // cancel() tests that have not started.
+    std::map<std::string, outcome> run(const std::vector<std::string>& ids, const on_finish_fn& on_finish = {},
+                                       const std::vector<std::string>& then = {}) {
         on_finish_ = on_finish;
+        std::vector<std::string>& remaining = remaining_;
+        remaining = ids;
+        remaining.insert(remaining.end(), then.begin(), then.end());
         std::map<std::string, outcome> results;
         // Each process but the last finishes at least one test: so at most
         // one process per test, plus one.
@@ -80,24 +88,37 @@ public:
                 env.emplace_back(course::testing::implementation_library_variable,
                                  options_.implementation_library.string());
             env.insert(env.end(), env_.begin(), env_.end());
-            child_process child({command({program_.string(),
-                                          "--gtest_filter=" + fmt::format("{}", fmt::join(remaining, ":")),
-                                          fmt::format("--seed={}", options_.seed)}),
+            // What is left of the first phase runs first, the second phase after it.
+            std::vector<std::string> first, second;
+            for (const auto& id : remaining)
+                (std::find(then.begin(), then.end(), id) == then.end() ? first : second).push_back(id);
+            if (first.empty()) first.swap(second);
+            std::vector<std::string> argv{program_.string(), "--gtest_filter=" + fmt::format("{}", fmt::join(first, ":")),
+                                          fmt::format("--seed={}", options_.seed)};
+            if (!second.empty())
+                argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
+            child_process child({command(argv),
                                  env,
                                  log,
                                  true,
                                  std::nullopt,
                                  max_file_bytes,
                                  max_event_line_bytes});
-            const bool again = run_one_process(child, log, remaining, results);
+            const bool again = run_one_process(child, log, remaining, results, {first, second});
             ignored_ += child.dropped_lines();
             if (!again) break;
         }
-        for (const auto& id : remaining) {
+        const std::vector<std::string> never = std::exchange(remaining, {});
+        for (const auto& id : never) {
             results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
             if (on_finish_) on_finish_(id, results[id]);
         }
         return results;
+    }
+
+    // Takes tests that have not started off the list (from on_finish).
+    void cancel(const std::vector<std::string>& ids) {
+        for (const auto& id : ids) remaining_.erase(std::remove(remaining_.begin(), remaining_.end(), id), remaining_.end());
     }
 
     // Event lines that were not taken: for tests not asked for or not in
@@ -110,6 +131,7 @@ private:
         if (!sandboxed()) return argv;
         sandbox_spec spec = options_.sandbox;
         spec.readable.push_back(program_);
+        spec.readable.push_back(claims_dir(options_));  // the grader's "go" for the second phase
         spec.writable.push_back(evidence_dir(options_));
         return sandboxed_command(*options_.bwrap, spec, argv);
     }
@@ -123,10 +145,12 @@ private:
     }
 
     // One process: returns false when nothing more can be learnt from another.
+    // `phases`: the tests of each phase of this process, in order.
     bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
-                         std::map<std::string, outcome>& results) {
+                         std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases) {
         std::string current;
         bool progressed = false;
+        std::size_t phase = 0;
         // The limit per test runs from the test's start (or the process's),
         // and only events the grader takes restart it.
         auto deadline = clock::now() + limit_;
@@ -155,6 +179,11 @@ private:
                     deadline = start_ + limit_;
                 } else if (kind == "end" && !current.empty() && id == current) {
                     finish(id, parse_end(event));
+                } else if (kind == "done" && current.empty() && phase < phases.size()) {
+                    // GoogleTest finished a phase: what it did not start, it never will here.
+                    for (const auto& never : phases[phase++])
+                        if (asked_for(never))
+                            finish(never, {test_status::missing, {"the test program ran without running this test"}, 0});
                 } else {
                     ++ignored_;
                 }
@@ -220,11 +249,11 @@ private:
 
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                       const std::string& why) {
-        for (const auto& id : remaining) {
+        const std::vector<std::string> never = std::exchange(remaining, {});  // on_finish may cancel()
+        for (const auto& id : never) {
             results[id] = {test_status::missing, {why}, 0};
             if (on_finish_) on_finish_(id, results[id]);
         }
-        remaining.clear();
     }
 
     double elapsed_ms() const {
@@ -238,6 +267,7 @@ private:
     std::chrono::milliseconds limit_;
     env_list env_;
     on_finish_fn on_finish_;
+    std::vector<std::string> remaining_;
     clock::time_point start_ = clock::now();
     int round_ = 0;
     int ignored_ = 0;
@@ -295,7 +325,12 @@ std::string clean_message(const std::string& raw) {
 
 namespace {
 
-std::filesystem::path claims_dir(const run_options& options) { return options.log_dir / "claims"; }
+// Written atomically (a rename): a reader sees the whole word or no file.
+void write_word(const std::filesystem::path& file, const std::string& word) {
+    const auto partial = file.string() + ".partial";
+    std::ofstream(partial) << word;
+    std::filesystem::rename(partial, file);
+}
 
 // The judge runs beside the student's program, one test behind it: the
 // grader writes each test's claim ("passed", "failed", ...) once the
@@ -305,20 +340,26 @@ std::filesystem::path claims_dir(const run_options& options) { return options.lo
 // folder the sandbox does not show; the judge's verdicts are kept here.
 class concurrent_judge {
 public:
-    concurrent_judge(const run_options& options, std::vector<std::string> ids)
-        : options_(options), ids_(std::move(ids)) {
+    // Judges `first`, then `then` (the performance tests) in the same process.
+    concurrent_judge(const run_options& options, const std::vector<std::string>& first,
+                     const std::vector<std::string>& then)
+        : options_(options), ids_(first) {
+        ids_.insert(ids_.end(), then.begin(), then.end());
         // The judge may wait a whole test of the student's before judging it.
         const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
         judge_ = std::make_unique<test_processes>(
             options, options.judge_program, "judge", "judge", limit,
             test_processes::env_list{{course::testing::evidence_claims_variable, claims_dir(options).string()},
                                      {course::testing::evidence_wait_variable, std::to_string(limit.count())}});
-        thread_ = std::thread([this] {
-            judge_->run(ids_, [this](const std::string& id, const outcome& verdict) {
-                std::lock_guard lock(mutex_);
-                verdicts_[id] = verdict;
-                changed_.notify_all();
-            });
+        thread_ = std::thread([this, first, then] {
+            judge_->run(
+                first,
+                [this](const std::string& id, const outcome& verdict) {
+                    std::lock_guard lock(mutex_);
+                    verdicts_[id] = verdict;
+                    changed_.notify_all();
+                },
+                then);
             std::lock_guard lock(mutex_);
             done_ = true;
             changed_.notify_all();
@@ -332,13 +373,10 @@ public:
         if (thread_.joinable()) thread_.join();
     }
 
-    // Written once per test, atomically (a rename), so the judge never reads half a claim.
+    // Written once per test, so the judge never reads half a claim.
     void claim(const std::string& id, test_status status) {
         if (!claimed_.insert(id).second) return;
-        const auto file = claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim");
-        const auto partial = file.string() + ".partial";
-        std::ofstream(partial) << to_string(status);
-        std::filesystem::rename(partial, file);
+        write_word(claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim"), to_string(status));
     }
 
     // The judge's verdict on `id`, once it has one (or has stopped).
@@ -367,31 +405,19 @@ private:
     std::thread thread_;
 };
 
-// Runs `ids` in the student's program, claims each result for the judge, and
-// takes the judge's word on every claimed pass.
-void run_and_judge(const run_options& options, const std::vector<std::string>& ids, concurrent_judge& judge,
-                   std::map<std::string, graded_test*>& tests, std::vector<std::string>& notes) {
-    test_processes student(options, options.tests_program, "record", "run", options.per_test_limit);
-    const auto claimed = student.run(ids, [&](const std::string& id, const outcome& said) { judge.claim(id, said.status); });
-    for (const auto& [id, said] : claimed) {
-        graded_test& t = *tests.at(id);
-        t.status = said.status;
-        t.messages = said.messages;
-        t.ms = said.ms;
-        if (said.status != test_status::passed) continue;
-        const outcome verdict = judge.verdict(id);
-        if (verdict.status == test_status::passed) continue;
-        t.status = test_status::failed;
-        t.messages = {"the test program said this test passed, but its recorded results do not pass it:"};
-        if (verdict.status != test_status::failed)
-            t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
-        t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
-    }
-    if (student.ignored_events() > 0)
-        notes.push_back(fmt::format(
-            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
-            "repeated, malformed or too long",
-            student.ignored_events()));
+// The student's claim, and, for a claimed pass, the judge's verdict: the test's result.
+void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
+    t.status = said.status;
+    t.messages = said.messages;
+    t.ms = said.ms;
+    if (said.status != test_status::passed) return;
+    const outcome verdict = judge.verdict(t.id);
+    if (verdict.status == test_status::passed) return;
+    t.status = test_status::failed;
+    t.messages = {"the test program said this test passed, but its recorded results do not pass it:"};
+    if (verdict.status != test_status::failed)
+        t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
+    t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
 }
 
 void note_ignored_events(concurrent_judge& judge, std::vector<std::string>& notes) {
@@ -434,29 +460,32 @@ graded_run run_graded_tests(const run_options& options) {
         (t.performance ? performance : correctness).push_back(t.id);
     }
 
-    // A judge per phase: GoogleTest runs tests in its own order, whatever the
-    // filter's, and the judge must never wait for a claim that comes later.
-    {
-        concurrent_judge judge(options, correctness);
-        run_and_judge(options, correctness, judge, by_id, run.notes);
-        note_ignored_events(judge, run.notes);
-    }
-
-    // Speed is only worth grading once the answers are right.
-    const bool all_right = std::all_of(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
-        return t.performance || t.status == test_status::passed;
-    });
-    const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
-        return t.status == test_status::skipped;
-    });
-    if (all_right) {
-        if (!performance.empty()) {
-            concurrent_judge judge(options, performance);
-            run_and_judge(options, performance, judge, by_id, run.notes);
-            note_ignored_events(judge, run.notes);
-        }
-    } else {
+    // One process of the student's program runs the correctness tests, then,
+    // once the judge has passed them all, the performance tests (the grader
+    // says "go" or "stop" in between); one judge process follows it, a test
+    // behind. Speed is only worth grading once the answers are right, and
+    // timing needs the GPU to itself: the judge is done with the correctness
+    // tests before "go".
+    const auto limit = options.per_test_limit;
+    concurrent_judge judge(options, correctness, performance);
+    test_processes student(options, options.tests_program, "record", "run", limit,
+                           {{course::testing::evidence_claims_variable, claims_dir(options).string()},
+                            {course::testing::evidence_wait_variable,
+                             std::to_string((2 * limit + std::chrono::seconds(30)).count())}});
+    std::set<std::string> correctness_left(correctness.begin(), correctness.end());
+    std::map<std::string, outcome> said;
+    auto decide_performance = [&] {
+        for (const auto& id : correctness) settle(*by_id[id], said[id], judge);
+        const bool all_right = std::all_of(correctness.begin(), correctness.end(),
+                                           [&](const std::string& id) { return by_id[id]->status == test_status::passed; });
+        write_word(claims_dir(options) / course::testing::phase2_file, all_right ? "go" : "stop");
+        if (all_right) return;
+        student.cancel(performance);
+        const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
+            return t.status == test_status::skipped;
+        });
         for (const auto& id : performance) {
+            judge.claim(id, test_status::not_run);
             if (skipped != run.tests.end()) {
                 by_id[id]->status = test_status::skipped;
                 by_id[id]->messages = skipped->messages;
@@ -465,7 +494,25 @@ graded_run run_graded_tests(const run_options& options) {
                 by_id[id]->messages = {"needs correctness first"};
             }
         }
-    }
+    };
+    if (correctness.empty()) decide_performance();
+    student.run(
+        correctness,
+        [&](const std::string& id, const outcome& result) {
+            said[id] = result;
+            judge.claim(id, result.status);
+            if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
+        },
+        performance);
+    for (const auto& id : performance)
+        if (said.count(id)) settle(*by_id[id], said[id], judge);
+
+    if (student.ignored_events() > 0)
+        run.notes.push_back(fmt::format(
+            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
+            "repeated, malformed or too long",
+            student.ignored_events()));
+    note_ignored_events(judge, run.notes);
     return run;
 }
 

@@ -109,19 +109,32 @@ void start_evidence(evidence_mode mode, const std::string& dir, const std::strin
     state().wait_ms = wait_ms;
 }
 
+namespace {
+// Waits until `file` exists or the wait limit passes; its first word.
+std::string wait_for_word(const std::filesystem::path& file, long long wait_ms) {
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    std::error_code ec;
+    while (!std::filesystem::exists(file, ec) && std::chrono::steady_clock::now() < give_up)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::string word;
+    std::ifstream(file) >> word;
+    return word;
+}
+}  // namespace
+
+bool phase2_may_start() {
+    evidence_state& s = state();
+    if (s.mode != evidence_mode::record || s.claims_dir.empty()) return true;
+    return wait_for_word(std::filesystem::path(s.claims_dir) / phase2_file, s.wait_ms) == "go";
+}
+
 bool judge_this_test() {
     evidence_state& s = state();
     if (s.mode != evidence_mode::judge || s.claims_dir.empty()) return true;
     // The grader writes the claim (atomically) once the student's program has
     // ended the test and closed its evidence.
     const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".claim");
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.wait_ms);
-    std::error_code ec;
-    while (!std::filesystem::exists(claim, ec) && std::chrono::steady_clock::now() < give_up)
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    std::string said;
-    std::ifstream(claim) >> said;
-    s.judged = said == "passed";
+    s.judged = wait_for_word(claim, s.wait_ms) == "passed";
     if (s.judged) s.unreadable = read_records(s.dir + "/" + evidence_file_name(s.test), s.recorded);
     return s.judged;
 }

@@ -102,6 +102,10 @@ public:
         if (!sticky.empty()) std::_Exit(course::testing::sticky_error_exit_code);
     }
 
+    // The end of a run of the tests (a phase): a test it did not start will
+    // not start in this phase.
+    void OnTestProgramEnd(const ::testing::UnitTest&) override { emit({{"event", "done"}}); }
+
 private:
     void emit(const json& event) {
         if (!out_) return;  // evidence without events: a test program run by hand
@@ -111,6 +115,14 @@ private:
     }
     std::FILE* out_;
 };
+
+// "--flag=value" -> "value"; empty when absent.
+std::string flag_value(int argc, char** argv, const char* flag) {
+    const std::string prefix = std::string(flag) + "=";
+    for (int i = 1; i < argc; ++i)
+        if (std::strncmp(argv[i], prefix.c_str(), prefix.size()) == 0) return argv[i] + prefix.size();
+    return {};
+}
 
 bool has_flag(int argc, char** argv, const char* flag) {
     for (int i = 1; i < argc; ++i)
@@ -151,5 +163,12 @@ int main(int argc, char** argv) {
     }
     if (events || course::testing::current_evidence_mode() != course::testing::evidence_mode::off)
         ::testing::UnitTest::GetInstance()->listeners().Append(new event_stream(events));
-    return RUN_ALL_TESTS();
+    const int first = RUN_ALL_TESTS();
+    // A second phase in the same process (the performance tests, once the
+    // correctness tests are judged): saves a process and a CUDA context.
+    const std::string then = flag_value(argc, argv, course::testing::phase2_flag);
+    if (then.empty() || !course::testing::phase2_may_start()) return first;
+    GTEST_FLAG_SET(filter, then);
+    const int second = RUN_ALL_TESTS();
+    return first != 0 ? first : second;
 }

@@ -99,6 +99,13 @@ void begin_test_evidence(const std::string& test_id);
 // claimed a pass (its evidence is then loaded), false when there is nothing
 // to judge. Anywhere else: true at once.
 bool judge_this_test();
+// Before the second phase of a run (harness.hpp, --course-then): in the
+// student's program, waits for the grader's word ("go" once the first phase
+// is judged all right, "stop" otherwise); true to go on. In the judge, or
+// without claims, true at once.
+bool phase2_may_start();
+// The file, in the claims folder, that holds that word.
+inline constexpr const char* phase2_file = "phase2";
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.

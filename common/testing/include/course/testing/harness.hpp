@@ -6,6 +6,10 @@ namespace course::testing {
 
 // Printed by `<tests> --graded-list`: the graded tests as JSON, no GPU needed.
 inline constexpr const char* list_flag = "--graded-list";
+// `--course-then=<gtest filter>`: after the tests of --gtest_filter, run these
+// in the same process, once the grader allows it (evidence.hpp:
+// phase2_may_start).
+inline constexpr const char* phase2_flag = "--course-then";
 // Exit code after a test left the CUDA context unusable (a sticky error such
 // as an illegal address): the grader starts a fresh process for the rest.
 inline constexpr int sticky_error_exit_code = 86;
