@@ -7,6 +7,9 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "course/device_array.hpp"
@@ -41,9 +44,11 @@ double host_ms_since(std::chrono::steady_clock::time_point start) {
 }
 
 // Calls time_with_events, turning its most common failure into advice. What
-// it measured (or the error it read too early) is evidence: observe().
-double timed_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
-    double ms = -1;
+// it measured (or the error it read too early) is evidence: observe(). No
+// value when the time was read too early (reported here); any value it
+// returned, a negative one too (start and stop swapped), is for the checks.
+std::optional<double> timed_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& work) {
+    double ms = 0;
     std::string too_early;
     try {
         ms = lesson05::time_with_events(stream, work).count();
@@ -58,7 +63,8 @@ double timed_ms(cudaStream_t stream, const std::function<void(cudaStream_t)>& wo
                       << "\nthe time was read before the stop event had completed: the work is still "
                          "running when work() returns, so wait for the stop event "
                          "(stop.synchronize()) before asking for the elapsed time";
-    return too_early.empty() ? ms : -1;
+    if (!too_early.empty()) return std::nullopt;
+    return ms;
 }
 
 // The first launch of a kernel loads it; keep that out of the timed runs.
@@ -77,13 +83,14 @@ GRADED_TEST(Timing, AgreesWithHostClock, 2, "50 ms of GPU work: event time agree
     cudaStream_t given = nullptr;
 
     const auto start = std::chrono::steady_clock::now();
-    const double event_ms = timed_ms(stream, [&](cudaStream_t s) {
+    const std::optional<double> timed = timed_ms(stream, [&](cudaStream_t s) {
         ++calls;
         given = s;
         launch_spin(s, work_time);
     });
     const double host_ms = observe("host ms", host_ms_since(start));
-    if (event_ms < 0) return;  // reported by timed_ms
+    if (!timed) return;  // reported by timed_ms
+    const double event_ms = *timed;
 
     ASSERT_EQ(observe("calls", calls), 1) << "time_with_events must call work exactly once";
     ASSERT_TRUE(observe("work got the stream", given == stream.get()))
@@ -125,8 +132,9 @@ GRADED_TEST(Timing, CountsOnlyItsOwnWork, 2,
     // Already queued when time_with_events is called: the host will wait for
     // it, but the GPU time of the call's own work is 10 ms.
     launch_spin(stream, 40ms);
-    const double event_ms = timed_ms(stream, [](cudaStream_t s) { launch_spin(s, 10ms); });
-    if (event_ms < 0) return;  // reported by timed_ms
+    const std::optional<double> timed = timed_ms(stream, [](cudaStream_t s) { launch_spin(s, 10ms); });
+    if (!timed) return;  // reported by timed_ms
+    const double event_ms = *timed;
 
     if (event_ms >= 45.0) {
         ADD_FAILURE() << fmt::format(
