@@ -49,6 +49,7 @@ struct outcome {
     test_status status = test_status::missing;
     std::vector<std::string> messages;
     double ms = 0;
+    bool left_to_judge = false;  // a pass the student's program did not decide ("deferred")
 };
 
 // Runs tests of one program (the tests program or the judge) in as many
@@ -59,6 +60,7 @@ class test_processes {
 public:
     using env_list = std::vector<std::pair<std::string, std::string>>;
     using on_finish_fn = std::function<void(const std::string&, const outcome&)>;
+    using on_start_fn = std::function<void(const std::string&)>;
 
     test_processes(const run_options& options, std::filesystem::path program, std::string evidence_mode,
                    std::string log_prefix, std::chrono::milliseconds per_test_limit, env_list env = {})
@@ -115,6 +117,9 @@ public:
         }
         return results;
     }
+
+    // Hears of each test as it starts (before its time limit starts to run).
+    void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
 
     // Takes tests that have not started off the list (from on_finish).
     void cancel(const std::vector<std::string>& ids) {
@@ -175,6 +180,7 @@ private:
                 const std::string id = event.is_object() ? string_field(event, "test") : "";
                 if (kind == "start" && current.empty() && asked_for(id)) {
                     current = id;
+                    if (on_start_) on_start_(id);
                     start_ = clock::now();
                     deadline = start_ + limit_;
                 } else if (kind == "end" && !current.empty() && id == current) {
@@ -231,7 +237,10 @@ private:
     outcome parse_end(const json& event) {
         outcome result;
         const std::string s = string_field(event, "status");
-        result.status = s == "passed" ? test_status::passed : s == "skipped" ? test_status::skipped : test_status::failed;
+        result.left_to_judge = s == "deferred";
+        result.status = s == "passed" || s == "deferred" ? test_status::passed
+                        : s == "skipped"                  ? test_status::skipped
+                                                          : test_status::failed;
         if (const auto m = event.find("messages"); m != event.end() && m->is_array()) {
             for (const auto& text : *m) {
                 if (!text.is_string()) continue;
@@ -267,6 +276,7 @@ private:
     std::chrono::milliseconds limit_;
     env_list env_;
     on_finish_fn on_finish_;
+    on_start_fn on_start_;
     std::vector<std::string> remaining_;
     clock::time_point start_ = clock::now();
     int round_ = 0;
@@ -290,7 +300,7 @@ std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_pr
     const json list = json::parse(file_text(out));
     std::vector<listed_test> tests;
     for (const auto& t : list.at("tests"))
-        tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu")});
+        tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu"), t.value("alone", false)});
     return tests;
 }
 
@@ -376,7 +386,17 @@ public:
     // Written once per test, so the judge never reads half a claim.
     void claim(const std::string& id, test_status status) {
         if (!claimed_.insert(id).second) return;
+        if (status == test_status::passed) passes_.push_back(id);
         write_word(claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim"), to_string(status));
+    }
+
+    // Waits until the judge has a verdict on every pass claimed so far: it is idle.
+    void wait_idle() {
+        std::unique_lock lock(mutex_);
+        changed_.wait(lock, [&] {
+            return done_ || std::all_of(passes_.begin(), passes_.end(),
+                                        [&](const std::string& id) { return verdicts_.count(id) > 0; });
+        });
     }
 
     // The judge's verdict on `id`, once it has one (or has stopped).
@@ -398,6 +418,7 @@ private:
     std::vector<std::string> ids_;
     std::unique_ptr<test_processes> judge_;
     std::set<std::string> claimed_;
+    std::vector<std::string> passes_;  // claimed passes, which the judge will judge
     std::mutex mutex_;
     std::condition_variable changed_;
     std::map<std::string, outcome> verdicts_;
@@ -414,7 +435,9 @@ void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
     const outcome verdict = judge.verdict(t.id);
     if (verdict.status == test_status::passed) return;
     t.status = test_status::failed;
-    t.messages = {"the test program said this test passed, but its recorded results do not pass it:"};
+    t.messages.clear();
+    if (!said.left_to_judge)
+        t.messages.push_back("the test program said this test passed, but its recorded results do not pass it:");
     if (verdict.status != test_status::failed)
         t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
     t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
@@ -442,7 +465,8 @@ graded_run run_graded_tests(const run_options& options) {
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     graded_run run;
-    for (const auto& t : list_graded_tests(options.judge_program, options.log_dir)) {
+    const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
+    for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
         graded_test g;
@@ -455,10 +479,13 @@ graded_run run_graded_tests(const run_options& options) {
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
+    std::set<std::string> alone;
     for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
     }
+    for (const auto& t : listed)
+        if (t.alone) alone.insert(t.id);
 
     // One process of the student's program runs the correctness tests, then,
     // once the judge has passed them all, the performance tests (the grader
@@ -496,6 +523,12 @@ graded_run run_graded_tests(const run_options& options) {
         }
     };
     if (correctness.empty()) decide_performance();
+    // A test that measures time starts once the judge is idle.
+    student.on_start([&](const std::string& id) {
+        if (!alone.count(id)) return;
+        judge.wait_idle();
+        write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
+    });
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {

@@ -29,6 +29,7 @@ struct listed_test {
     std::string id, title, kind;
     int points = 0;
     bool gpu = true;
+    bool alone = false;  // needs the GPU to itself (it measures time)
 };
 
 // `<program> --graded-list`: the tests, with points and titles. Asked of the

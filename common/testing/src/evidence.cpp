@@ -37,6 +37,7 @@ struct evidence_state {
     long long wait_ms = 0;
     std::string test;
     bool judged = true;      // the judge: this test was claimed as a pass
+    bool left_to_judge = false;  // recording: the test did not decide its verdict
     // Recording: the open file of the test in progress.
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{nullptr, &std::fclose};
     // Judging: the test's recorded observations, and how many were used.
@@ -122,6 +123,12 @@ std::string wait_for_word(const std::filesystem::path& file, long long wait_ms) 
 }
 }  // namespace
 
+void wait_for_gpu_alone() {
+    evidence_state& s = state();
+    if (s.mode != evidence_mode::record || s.claims_dir.empty()) return;
+    wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".alone"), s.wait_ms);
+}
+
 bool phase2_may_start() {
     evidence_state& s = state();
     if (s.mode != evidence_mode::record || s.claims_dir.empty()) return true;
@@ -147,6 +154,7 @@ void begin_test_evidence(const std::string& test_id) {
     s.used = 0;
     s.ran_out = false;
     s.judged = true;
+    s.left_to_judge = false;
     const std::string path = s.dir + "/" + evidence_file_name(test_id);
     if (s.mode == evidence_mode::record) s.out.reset(std::fopen(path.c_str(), "wb"));
     // Without claims, the judge reads the evidence now; with them, once the claim is in.
@@ -166,6 +174,15 @@ std::string end_test_evidence() {
     if (problem.empty() || s.ran_out) return {};  // ran out: observe_bytes already said so
     return problem + ": " + forged;
 }
+
+bool verdict_left_to_judge() {
+    evidence_state& s = state();
+    if (s.mode != evidence_mode::record) return false;
+    s.left_to_judge = true;
+    return true;
+}
+
+bool test_left_verdict_to_judge() { return state().left_to_judge; }
 
 void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected) {
     ADD_FAILURE() << "the recorded '" << what << "' has " << recorded << " elements where the test read "

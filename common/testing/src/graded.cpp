@@ -47,6 +47,10 @@ std::uint64_t seed() {
 void gpu_test::SetUp() {
     if (!judge_this_test()) GTEST_SKIP() << "nothing to judge: the test program did not claim a pass";
     if (!has_device()) GTEST_SKIP() << "no CUDA device: " << device_status().reason;
+    if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
+        const auto* graded = find_graded(std::string(info->test_suite_name()) + "." + info->name());
+        if (graded && graded->alone) wait_for_gpu_alone();
+    }
     cudaGetLastError();
 }
 

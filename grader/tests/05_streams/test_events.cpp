@@ -75,7 +75,7 @@ void warm_up(const course::stream& stream) {
 
 }  // namespace
 
-GRADED_TEST(Timing, AgreesWithHostClock, 2, "50 ms of GPU work: event time agrees with a host clock") {
+GRADED_TEST_ALONE(Timing, AgreesWithHostClock, 2, "50 ms of GPU work: event time agrees with a host clock") {
     course::stream stream;
     warm_up(stream);
     constexpr auto work_time = 50ms;
@@ -125,7 +125,7 @@ GRADED_TEST(Timing, AgreesWithHostClock, 2, "50 ms of GPU work: event time agree
     RecordProperty("host_ms", fmt::format("{:.3f}", host_ms));
 }
 
-GRADED_TEST(Timing, CountsOnlyItsOwnWork, 2,
+GRADED_TEST_ALONE(Timing, CountsOnlyItsOwnWork, 2,
             "work queued earlier on the stream is not counted (40 ms queued, 10 ms timed)") {
     course::stream stream;
     warm_up(stream);

@@ -260,9 +260,9 @@ GRADED_PERF_TEST(MatmulPerf, TiledVsNaive, 2, "tiled at least 2x the naive versi
     const double tiled = student_gigaflops("matmul_tiled 2048^3", p.flops(), [&](cudaStream_t s) {
         lesson07::matmul_tiled(p.a_view(), p.b_view(), p.c_view(), s);
     });
-    const double speedup = tiled / naive;
     RecordProperty("naive_gflops", std::to_string(naive));
     RecordProperty("tiled_gflops", std::to_string(tiled));
+    const double speedup = tiled / naive;
     EXPECT_GE(speedup, 2.0) << fmt::format(
         "tiled: {:.0f} GFLOP/s, naive: {:.0f} GFLOP/s: {:.2f}x; 2x is needed.\n"
         "Tiles in shared memory cut the traffic to global memory, but with one element of C per "
@@ -277,15 +277,17 @@ GRADED_PERF_TEST(MatmulPerf, RegisterBlockedVsCublas, 3,
                  "register-blocked at least 25% of cuBLAS at 2048^3") {
     if (!computes_itself(version::register_blocked)) return;
     square_problem p(2048);
-    cublas_reference reference;
-    const double cublas = gigaflops("cuBLAS sgemm 2048^3", p.flops(),
-                                    [&](cudaStream_t s) { reference.multiply(p, s); });
     const double blocked =
         student_gigaflops("matmul_register_blocked 2048^3", p.flops(), [&](cudaStream_t s) {
             lesson07::matmul_register_blocked(p.a_view(), p.b_view(), p.c_view(), s);
         });
-    const double share = blocked / cublas;
     RecordProperty("register_blocked_gflops", std::to_string(blocked));
+    // The yardstick is measured where the verdict is made: by the judge.
+    if (course::testing::verdict_left_to_judge()) return;
+    cublas_reference reference;
+    const double cublas = gigaflops("cuBLAS sgemm 2048^3", p.flops(),
+                                    [&](cudaStream_t s) { reference.multiply(p, s); });
+    const double share = blocked / cublas;
     RecordProperty("cublas_gflops", std::to_string(cublas));
     EXPECT_GE(share, 0.25) << fmt::format(
         "register-blocked: {:.0f} GFLOP/s = {:.0f}% of cuBLAS ({:.0f} GFLOP/s on this GPU); 25% "

@@ -122,6 +122,17 @@ TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
     EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed);
 }
 
+TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
+    env_var slow("FAKE_SLOW");
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    const auto& speed = find(tests, "FakeHost.Speed");
+    EXPECT_EQ(speed.status, test_status::failed);
+    // The judge's words only: the student's program claimed nothing it could have known.
+    EXPECT_EQ(all_messages(speed), "Expected: (speed) >= (42), actual: 41 vs 42\ntoo slow\n");
+}
+
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
     // Listed with points, but GoogleTest never runs a DISABLED_ test.
     const auto tests = run();

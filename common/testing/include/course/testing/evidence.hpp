@@ -68,6 +68,12 @@ T observe_measured(std::string_view what, Measure&& measure) {
     return observe(what, static_cast<T>(measure()));
 }
 
+// In the student's program (recording), for a check the judge decides anyway
+// (a speed compared with a baseline the judge measures itself): marks the
+// test's verdict as left to the judge and returns true, so the test can skip
+// measuring the baseline. Elsewhere false: the test checks as usual.
+bool verdict_left_to_judge();
+
 void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected);
 
 // For a result whose length the test decides (an output buffer it read back):
@@ -106,10 +112,16 @@ bool judge_this_test();
 bool phase2_may_start();
 // The file, in the claims folder, that holds that word.
 inline constexpr const char* phase2_file = "phase2";
+// Before a test that needs the GPU to itself (it measures time), in the
+// student's program: waits until the grader says the judge is idle (the file
+// <evidence file name>.alone in the claims folder). Elsewhere: at once.
+void wait_for_gpu_alone();
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.
 std::string end_test_evidence();
+// Whether the test in progress left its verdict to the judge (verdict_left_to_judge).
+bool test_left_verdict_to_judge();
 
 // Names of the environment variables through which the grader asks for
 // evidence: COURSE_EVIDENCE=record|judge, COURSE_EVIDENCE_DIR=<folder> and,

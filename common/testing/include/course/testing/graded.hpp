@@ -12,6 +12,9 @@
 // GRADED_PERF_TEST   performance points: judged against this GPU's own
 //                    measured limits, and only graded once every correctness
 //                    test passes.
+// GRADED_TEST_ALONE  a correctness test that times GPU work: like every
+//                    performance test, the grader runs it with the GPU to
+//                    itself (the judge, grader/TRUST.md, waits meanwhile).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -29,6 +32,7 @@ struct graded_test_info {
     std::string title;
     test_kind kind;
     bool needs_gpu;
+    bool alone = false;  // needs the GPU to itself: it measures time
     std::string id() const { return suite + "." + name; }
 };
 
@@ -59,15 +63,17 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, fixture)                     \
+#define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture)              \
     static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded( \
-        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu});              \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone});       \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
 
 #define GRADED_TEST(suite, name, points, title) \
-    COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, ::course::testing::gpu_test)
+    COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, false, ::course::testing::gpu_test)
+#define GRADED_TEST_ALONE(suite, name, points, title) \
+    COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
-    COURSE_GRADED_TEST_(suite, name, points, title, performance, true, ::course::testing::gpu_test)
+    COURSE_GRADED_TEST_(suite, name, points, title, performance, true, true, ::course::testing::gpu_test)
 #define GRADED_HOST_TEST(suite, name, points, title)                                 \
-    COURSE_GRADED_TEST_(suite##Host, name, points, title, correctness, false, \
+    COURSE_GRADED_TEST_(suite##Host, name, points, title, correctness, false, false, \
                         ::course::testing::host_test)
