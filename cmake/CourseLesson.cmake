@@ -8,14 +8,18 @@
 #   [BASELINES BM_copy ...]        # benchmarks that measure a reference (a copy,
 #                                  # cuBLAS, CUB), not the student's code:
 #                                  # `grader bench --impl baseline` runs these
-#   [MUTANTS name ...])            # known-wrong versions in grader/mutants/<NN_name>/<name>
+#   [MUTANTS name ...])            # known-wrong versions: grader/mutants/<NN_name>/<name>/mistake.patch
 #
 # Creates, for lesson NN:
 #   lessonNN_exercise, lessonNN_solution      the student's and the reference library
 #   lessonNN_exercise_tests, ..._solution_tests  the same graded tests linked to each
 #   lessonNN_exercise_bench, ..._solution_bench  Google Benchmark programs
+#   lessonNN_mutant_<name>, ..._tests            with COURSE_BUILD_MUTANTS=ON, each
+#                                                known-wrong version (CourseMutant.cmake)
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
 # and records the lesson in build/course_manifest.json for the grader.
+include(${CMAKE_CURRENT_LIST_DIR}/CourseMutant.cmake)
+
 function(course_add_lesson dir)
   cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
@@ -40,9 +44,25 @@ function(course_add_lesson dir)
   set(variant_dir_exercise ${CMAKE_SOURCE_DIR}/exercises/${dir})
   set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
   if(COURSE_BUILD_MUTANTS)
+    # A mutant is the solution with its patch applied, written into the build
+    # folder at configure time. Its expect.json is copied beside the sources:
+    # the manifest's source_dir for a mutant is that folder, which is where
+    # `grader verify` reads expect.json.
     foreach(m IN LISTS L_MUTANTS)
+      set(mutant_dir ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
+      set(built_dir ${CMAKE_BINARY_DIR}/mutants/${dir}/${m})
+      course_apply_mutant(${dir} ${m}
+        PATCH ${mutant_dir}/mistake.patch
+        SOLUTION_DIR ${variant_dir_solution}
+        SOURCES ${L_SOURCES}
+        DESTINATION ${built_dir})
+      if(NOT EXISTS ${mutant_dir}/expect.json)
+        message(FATAL_ERROR "lesson ${dir}, mutant ${m}: ${mutant_dir}/expect.json does not exist")
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${mutant_dir}/expect.json)
+      file(COPY_FILE ${mutant_dir}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
       list(APPEND variants mutant_${m})
-      set(variant_dir_mutant_${m} ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
+      set(variant_dir_mutant_${m} ${built_dir})
     endforeach()
   endif()
 

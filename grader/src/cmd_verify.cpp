@@ -77,6 +77,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         judge("solution", "solution", check_full_marks, "full marks");
         judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
         for (const auto& name : lesson->mutants()) {
+            // The configure step copies expect.json beside the patched sources.
             const fs::path file = lesson->variant("mutant_" + name)->source_dir / "expect.json";
             const expectation e = parse_expectation(read_text(file));
             judge("mutant_" + name, "mutant " + name,
