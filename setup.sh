@@ -12,7 +12,7 @@ preset=default
 if [ "${1:-}" = "--preset" ] && [ -n "${2:-}" ]; then preset=$2; fi
 
 packages=(cmake ninja-build g++ libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
-          nlohmann-json3-dev libfmt-dev python3 python3-matplotlib bubblewrap)
+          nlohmann-json3-dev libfmt-dev python3 python3-matplotlib bubblewrap patch)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

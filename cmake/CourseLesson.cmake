@@ -8,16 +8,19 @@
 #   [BASELINES BM_copy ...]        # benchmarks that measure a reference (a copy,
 #                                  # cuBLAS, CUB), not the student's code:
 #                                  # `grader bench --impl baseline` runs these
-#   [MUTANTS name ...]             # known-wrong versions in grader/mutants/<NN_name>/<name>
-#   [CHEATS name ...])             # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch,
-#                                  # a diff against the solution applied in the build folder
+#   [MUTANTS name ...]             # known-wrong versions: grader/mutants/<NN_name>/<name>/mistake.patch
+#   [CHEATS name ...])             # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch
 #
 # Creates, for lesson NN:
 #   lessonNN_exercise, lessonNN_solution      the student's and the reference library
 #   lessonNN_exercise_tests, ..._solution_tests  the same graded tests linked to each
 #   lessonNN_exercise_bench, ..._solution_bench  Google Benchmark programs
+#   lessonNN_mutant_<name>, ..._tests            with COURSE_BUILD_MUTANTS=ON, each
+#   lessonNN_cheat_<name>, ..._tests             known-wrong version and cheat (CourseMutant.cmake)
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
 # and records the lesson in build/course_manifest.json for the grader.
+include(${CMAKE_CURRENT_LIST_DIR}/CourseMutant.cmake)
+
 function(course_add_lesson dir)
   cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
@@ -42,20 +45,42 @@ function(course_add_lesson dir)
   set(variant_dir_exercise ${CMAKE_SOURCE_DIR}/exercises/${dir})
   set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
   if(COURSE_BUILD_MUTANTS)
+    # A mutant is the solution with its patch applied, written into the build
+    # folder at configure time. Its expect.json is copied beside the sources:
+    # the manifest's source_dir for a mutant is that folder, which is where
+    # `grader verify` reads expect.json.
     foreach(m IN LISTS L_MUTANTS)
+      set(mutant_dir ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
+      set(built_dir ${CMAKE_BINARY_DIR}/mutants/${dir}/${m})
+      course_apply_mutant(${dir} ${m}
+        PATCH ${mutant_dir}/mistake.patch
+        SOLUTION_DIR ${variant_dir_solution}
+        SOURCES ${L_SOURCES}
+        DESTINATION ${built_dir})
+      if(NOT EXISTS ${mutant_dir}/expect.json)
+        message(FATAL_ERROR "lesson ${dir}, mutant ${m}: ${mutant_dir}/expect.json does not exist")
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${mutant_dir}/expect.json)
+      file(COPY_FILE ${mutant_dir}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
       list(APPEND variants mutant_${m})
-      set(variant_dir_mutant_${m} ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
+      set(variant_dir_mutant_${m} ${built_dir})
     endforeach()
-    # A cheat is the solution with a patch applied, copied into the build
-    # folder with its expect.json (the grader reads it from the variant's folder).
+    # A cheat is made the same way from grader/cheats/<dir>/<name>/cheat.patch.
     foreach(c IN LISTS L_CHEATS)
-      set(cheat_dir ${CMAKE_BINARY_DIR}/cheats/${dir}/${c})
       set(cheat_src ${CMAKE_SOURCE_DIR}/grader/cheats/${dir}/${c})
-      course_apply_patch(${cheat_dir} FROM ${variant_dir_solution} PATCH ${cheat_src}/cheat.patch
-                         NAME "${id} cheat ${c}")
-      configure_file(${cheat_src}/expect.json ${cheat_dir}/expect.json COPYONLY)
+      set(built_dir ${CMAKE_BINARY_DIR}/cheats/${dir}/${c})
+      course_apply_mutant(${dir} ${c} KIND cheat
+        PATCH ${cheat_src}/cheat.patch
+        SOLUTION_DIR ${variant_dir_solution}
+        SOURCES ${L_SOURCES}
+        DESTINATION ${built_dir})
+      if(NOT EXISTS ${cheat_src}/expect.json)
+        message(FATAL_ERROR "lesson ${dir}, cheat ${c}: ${cheat_src}/expect.json does not exist")
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${cheat_src}/expect.json)
+      file(COPY_FILE ${cheat_src}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
       list(APPEND variants cheat_${c})
-      set(variant_dir_cheat_${c} ${cheat_dir})
+      set(variant_dir_cheat_${c} ${built_dir})
     endforeach()
   endif()
 

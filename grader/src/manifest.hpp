@@ -12,7 +12,9 @@ namespace grader {
 namespace fs = std::filesystem;
 
 struct variant_info {
-    fs::path source_dir;     // exercises/NN_name, solutions/NN_name or a mutant's folder
+    fs::path source_dir;     // exercises/NN_name, solutions/NN_name, or for a mutant
+                             // build/mutants/NN_name/<name>: the patched solution
+                             // and its expect.json (cmake/CourseMutant.cmake)
     std::string tests_target;
     fs::path tests;          // the graded-test program
     fs::path library;        // the implementation library it links (the student's code, compiled)

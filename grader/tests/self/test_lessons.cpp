@@ -16,7 +16,7 @@ const char* manifest_json = R"({
      "aliases": ["vecadd", "vector_add"], "lesson_dir": "/src/lessons/01_vecadd", "sources": ["vecadd.cu"],
      "variants": {"exercise": {"source_dir": "/src/exercises/01_vecadd", "tests_target": "lesson01_exercise_tests",
                                "tests": "/src/build/bin/lesson01_exercise_tests"},
-                  "mutant_hang": {"source_dir": "/src/grader/mutants/01_vecadd/hang", "tests_target": "t",
+                  "mutant_hang": {"source_dir": "/src/build/mutants/01_vecadd/hang", "tests_target": "t",
                                   "tests": "/x"}}}
   ]})";
 }  // namespace

@@ -1,2 +1,0 @@
-// Unchanged from the reference solution: this mutant's mistake is elsewhere.
-#include "../../../../solutions/06_kernels/elementwise_ops.cu"
