@@ -18,6 +18,8 @@
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
+#include "course/testing/kernel_profile.hpp"
+#include "kernel_profile.hpp"
 #include "process.hpp"
 
 namespace grader {
@@ -28,6 +30,7 @@ using clock = std::chrono::steady_clock;
 
 std::filesystem::path evidence_dir(const run_options& options) { return options.log_dir / "evidence"; }
 std::filesystem::path claims_dir(const run_options& options) { return options.log_dir / "claims"; }
+std::filesystem::path profile_dir(const run_options& options) { return options.log_dir / "profile"; }
 
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
@@ -118,6 +121,14 @@ public:
         return results;
     }
 
+    // Runs the program under `tool` (a profiler's command line, which ends
+    // where the program's begins), inside the sandbox where there is one;
+    // `writable` is shown writable to it there (where the tool writes).
+    void run_under(std::vector<std::string> tool, std::filesystem::path writable) {
+        tool_ = std::move(tool);
+        tool_writable_ = std::move(writable);
+    }
+
     // Hears of each test as it starts (before its time limit starts to run).
     void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
 
@@ -133,8 +144,10 @@ public:
 private:
     // The student's program runs in the sandbox where there is one; the judge never needs it.
     std::vector<std::string> command(std::vector<std::string> argv) const {
+        argv.insert(argv.begin(), tool_.begin(), tool_.end());
         if (!sandboxed()) return argv;
         sandbox_spec spec = options_.sandbox;
+        if (!tool_writable_.empty()) spec.writable.push_back(tool_writable_);
         spec.readable.push_back(program_);
         spec.readable.push_back(claims_dir(options_));  // the grader's "go" for the second phase
         spec.writable.push_back(evidence_dir(options_));
@@ -278,6 +291,8 @@ private:
     on_finish_fn on_finish_;
     on_start_fn on_start_;
     std::vector<std::string> remaining_;
+    std::vector<std::string> tool_;
+    std::filesystem::path tool_writable_;
     clock::time_point start_ = clock::now();
     int round_ = 0;
     int ignored_ = 0;
@@ -300,7 +315,8 @@ std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_pr
     const json list = json::parse(file_text(out));
     std::vector<listed_test> tests;
     for (const auto& t : list.at("tests"))
-        tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu"), t.value("alone", false)});
+        tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu"), t.value("alone", false),
+                         t.value("profiled", false)});
     return tests;
 }
 
@@ -352,13 +368,13 @@ class concurrent_judge {
 public:
     // Judges `first`, then `then` (the performance tests) in the same process.
     concurrent_judge(const run_options& options, const std::vector<std::string>& first,
-                     const std::vector<std::string>& then)
+                     const std::vector<std::string>& then, const std::string& log_prefix = "judge")
         : options_(options), ids_(first) {
         ids_.insert(ids_.end(), then.begin(), then.end());
         // The judge may wait a whole test of the student's before judging it.
         const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
         judge_ = std::make_unique<test_processes>(
-            options, options.judge_program, "judge", "judge", limit,
+            options, options.judge_program, "judge", log_prefix, limit,
             test_processes::env_list{{course::testing::evidence_claims_variable, claims_dir(options).string()},
                                      {course::testing::evidence_wait_variable, std::to_string(limit.count())}});
         thread_ = std::thread([this, first, then] {
@@ -453,10 +469,42 @@ void clear_run_files(const run_options& options) {
     std::error_code ec;
     std::filesystem::remove_all(evidence_dir(options), ec);
     std::filesystem::remove_all(claims_dir(options), ec);
+    std::filesystem::remove_all(profile_dir(options), ec);
     for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
         if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
     std::filesystem::create_directories(evidence_dir(options));
     std::filesystem::create_directories(claims_dir(options));
+    std::filesystem::create_directories(profile_dir(options));
+}
+
+// Nsight Compute, and the kernels compiled into the student's library and
+// into the test program: what it takes to say where a kernel came from.
+struct kernel_profiler {
+    std::filesystem::path ncu;
+    std::map<std::string, std::string> own, test_program;
+};
+
+std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) {
+    if (!options.profile_kernels || options.implementation_library.empty()) return std::nullopt;
+    const auto ncu = find_ncu();
+    const auto cuobjdump = find_cuobjdump();
+    if (!ncu || !cuobjdump) return std::nullopt;
+    kernel_profiler p{*ncu, {}, {}};
+    // A library with no kernels yet (a skeleton) lists none: then none are its own.
+    p.own = kernels_compiled_in(*cuobjdump, options.implementation_library, profile_dir(options) / "library-kernels.txt");
+    p.test_program = kernels_compiled_in(*cuobjdump, options.tests_program, profile_dir(options) / "program-kernels.txt");
+    return p;
+}
+
+// What the judge reads about a profiled test: ncu's launches with their
+// origin, or why there is no profile (ncu failed: its own words).
+json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::path& csv) {
+    const std::string text = file_text(csv);
+    if (text.empty()) return no_profile("ncu wrote no report");
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("==ERROR==", 0) == 0) return no_profile(line.substr(10));
+    return attribute_launches(parse_ncu_csv(text), profiler.own, profiler.test_program);
 }
 
 }  // namespace
@@ -479,13 +527,20 @@ graded_run run_graded_tests(const run_options& options) {
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
-    std::set<std::string> alone;
+    std::set<std::string> alone, profiled;
     for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
     }
-    for (const auto& t : listed)
+    for (const auto& t : listed) {
         if (t.alone) alone.insert(t.id);
+        if (t.profiled && by_id.count(t.id)) profiled.insert(t.id);
+    }
+    // Profiled tests run last, each in a process of its own under ncu (so
+    // that every kernel ncu saw belongs to that test), where ncu is here.
+    const std::optional<kernel_profiler> profiler = profiled.empty() ? std::nullopt : find_kernel_profiler(options);
+    std::vector<std::string> timed_in_run, timed_under_ncu;
+    for (const auto& id : performance) (profiler && profiled.count(id) ? timed_under_ncu : timed_in_run).push_back(id);
 
     // One process of the student's program runs the correctness tests, then,
     // once the judge has passed them all, the performance tests (the grader
@@ -494,19 +549,20 @@ graded_run run_graded_tests(const run_options& options) {
     // timing needs the GPU to itself: the judge is done with the correctness
     // tests before "go".
     const auto limit = options.per_test_limit;
-    concurrent_judge judge(options, correctness, performance);
-    test_processes student(options, options.tests_program, "record", "run", limit,
-                           {{course::testing::evidence_claims_variable, claims_dir(options).string()},
-                            {course::testing::evidence_wait_variable,
-                             std::to_string((2 * limit + std::chrono::seconds(30)).count())}});
+    concurrent_judge judge(options, correctness, timed_in_run);
+    const test_processes::env_list student_env{
+        {course::testing::evidence_claims_variable, claims_dir(options).string()},
+        {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}};
+    test_processes student(options, options.tests_program, "record", "run", limit, student_env);
     std::set<std::string> correctness_left(correctness.begin(), correctness.end());
     std::map<std::string, outcome> said;
+    bool go = false;
     auto decide_performance = [&] {
         for (const auto& id : correctness) settle(*by_id[id], said[id], judge);
-        const bool all_right = std::all_of(correctness.begin(), correctness.end(),
-                                           [&](const std::string& id) { return by_id[id]->status == test_status::passed; });
-        write_word(claims_dir(options) / course::testing::phase2_file, all_right ? "go" : "stop");
-        if (all_right) return;
+        go = std::all_of(correctness.begin(), correctness.end(),
+                         [&](const std::string& id) { return by_id[id]->status == test_status::passed; });
+        write_word(claims_dir(options) / course::testing::phase2_file, go ? "go" : "stop");
+        if (go) return;
         student.cancel(performance);
         const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
             return t.status == test_status::skipped;
@@ -524,11 +580,14 @@ graded_run run_graded_tests(const run_options& options) {
     };
     if (correctness.empty()) decide_performance();
     // A test that measures time starts once the judge is idle.
-    student.on_start([&](const std::string& id) {
-        if (!alone.count(id)) return;
-        judge.wait_idle();
-        write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
-    });
+    auto gpu_alone = [&](concurrent_judge& busy) {
+        return [&](const std::string& id) {
+            if (!alone.count(id)) return;
+            busy.wait_idle();
+            write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
+        };
+    };
+    student.on_start(gpu_alone(judge));
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
@@ -536,9 +595,53 @@ graded_run run_graded_tests(const run_options& options) {
             judge.claim(id, result.status);
             if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
         },
-        performance);
-    for (const auto& id : performance)
+        timed_in_run);
+    for (const auto& id : timed_in_run)
         if (said.count(id)) settle(*by_id[id], said[id], judge);
+
+    if (go && !timed_under_ncu.empty()) {
+        judge.wait_idle();
+        // Their own judge: it waits for each claim, which comes once ncu's report is read.
+        concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
+        bool unprofiled_noted = false;
+        for (std::size_t i = 0; i < timed_under_ncu.size(); ++i) {
+            const std::string& id = timed_under_ncu[i];
+            const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
+            test_processes under_ncu(options, options.tests_program, "record", fmt::format("profile{}", i + 1), limit,
+                                     student_env);
+            under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
+            under_ncu.on_start(gpu_alone(profiled_judge));
+            const auto results = under_ncu.run({id});
+            said[id] = results.at(id);
+            // The process has ended: ncu's report is complete.
+            const json profile = profile_for_judge(*profiler, csv);
+            if (!profile.value("profiled", false) && !unprofiled_noted) {
+                unprofiled_noted = true;
+                run.notes.push_back(fmt::format(
+                    "ncu could not profile the speed tests ({}): their figures are the test program's own timing, "
+                    "which the code under test could forge. Where ncu may not read the GPU's counters "
+                    "(ERR_NVGPUCTRPERM), an administrator can allow it: see NVIDIA's ERR_NVGPUCTRPERM page.",
+                    profile.value("reason", "")));
+            }
+            const auto file = claims_dir(options) / (course::testing::evidence_file_name(id) +
+                                                     course::testing::kernel_profile_suffix);
+            write_word(file, profile.dump());
+            profiled_judge.claim(id, said[id].status);
+            settle(*by_id[id], said[id], profiled_judge);
+            if (under_ncu.ignored_events() > 0)
+                run.notes.push_back(fmt::format("the test program wrote {} event line(s) under ncu that were ignored",
+                                                under_ncu.ignored_events()));
+        }
+        note_ignored_events(profiled_judge, run.notes);
+    } else if (!profiled.empty() && !profiler && options.profile_kernels &&
+               std::any_of(profiled.begin(), profiled.end(), [&](const std::string& id) {
+                   return by_id[id]->status == test_status::passed || by_id[id]->status == test_status::failed;
+               })) {
+        run.notes.push_back(
+            "Nsight Compute (ncu) or cuobjdump was not found, so the speed tests of hand-written kernels rest on "
+            "the test program's own timing and the library check: install Nsight Compute (it comes with the "
+            "CUDA toolkit) where grades count.");
+    }
 
     if (student.ignored_events() > 0)
         run.notes.push_back(fmt::format(

@@ -29,7 +29,8 @@ struct listed_test {
     std::string id, title, kind;
     int points = 0;
     bool gpu = true;
-    bool alone = false;  // needs the GPU to itself (it measures time)
+    bool alone = false;     // needs the GPU to itself (it measures time)
+    bool profiled = false;  // its figures come from a profile of the student's kernels
 };
 
 // `<program> --graded-list`: the tests, with points and titles. Asked of the
@@ -49,6 +50,10 @@ struct run_options {
     // bubblewrap sandbox; the program and the evidence folder are shown in it.
     std::optional<std::filesystem::path> bwrap;
     sandbox_spec sandbox;
+    // Profiled performance tests (GRADED_PERF_TEST_PROFILED) run under Nsight
+    // Compute where it and cuobjdump are found (kernel_profile.hpp); false
+    // never profiles (the figures are then the test program's own).
+    bool profile_kernels = true;
 };
 
 struct graded_run {

@@ -184,6 +184,12 @@ bool verdict_left_to_judge() {
 
 bool test_left_verdict_to_judge() { return state().left_to_judge; }
 
+std::string grader_file_for_this_test(std::string_view suffix) {
+    const evidence_state& s = state();
+    if (s.mode != evidence_mode::judge || s.claims_dir.empty()) return {};
+    return (std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + std::string(suffix))).string();
+}
+
 void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected) {
     ADD_FAILURE() << "the recorded '" << what << "' has " << recorded << " elements where the test read "
                   << expected << ": " << forged;

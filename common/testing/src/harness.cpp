@@ -44,7 +44,8 @@ json graded_list() {
                          {"points", t.points},
                          {"kind", t.kind == test_kind::performance ? "performance" : "correctness"},
                          {"gpu", t.needs_gpu},
-                         {"alone", t.alone}});
+                         {"alone", t.alone},
+                         {"profiled", t.profiled}});
     }
     return {{"tests", tests}};
 }

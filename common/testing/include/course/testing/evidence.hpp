@@ -120,6 +120,9 @@ void wait_for_gpu_alone();
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.
 std::string end_test_evidence();
+// In the judge: a file the grader wrote about the test in progress, in the
+// claims folder (<evidence file name><suffix>); empty elsewhere.
+std::string grader_file_for_this_test(std::string_view suffix);
 // Whether the test in progress left its verdict to the judge (verdict_left_to_judge).
 bool test_left_verdict_to_judge();
 

@@ -12,6 +12,10 @@
 // GRADED_PERF_TEST   performance points: judged against this GPU's own
 //                    measured limits, and only graded once every correctness
 //                    test passes.
+// GRADED_PERF_TEST_PROFILED  a performance test whose figures must be the
+//                    student's own kernels' (kernel_profile.hpp): where Nsight
+//                    Compute is installed, the grader runs it under ncu and
+//                    the judge takes the figures from what the profiler saw.
 // GRADED_TEST_ALONE  a correctness test that times GPU work: like every
 //                    performance test, the grader runs it with the GPU to
 //                    itself (the judge, grader/TRUST.md, waits meanwhile).
@@ -32,7 +36,8 @@ struct graded_test_info {
     std::string title;
     test_kind kind;
     bool needs_gpu;
-    bool alone = false;  // needs the GPU to itself: it measures time
+    bool alone = false;     // needs the GPU to itself: it measures time
+    bool profiled = false;  // its figures come from a profile of the student's kernels
     std::string id() const { return suite + "." + name; }
 };
 
@@ -63,10 +68,12 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture)              \
-    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded( \
-        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone});       \
+#define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, profiled, fixture)        \
+    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(      \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, profiled}); \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
+#define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture) \
+    COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, false, fixture)
 
 #define GRADED_TEST(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, false, ::course::testing::gpu_test)
@@ -74,6 +81,8 @@ protected:
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, performance, true, true, ::course::testing::gpu_test)
+#define GRADED_PERF_TEST_PROFILED(suite, name, points, title) \
+    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, true, ::course::testing::gpu_test)
 #define GRADED_HOST_TEST(suite, name, points, title)                                 \
     COURSE_GRADED_TEST_(suite##Host, name, points, title, correctness, false, false, \
                         ::course::testing::host_test)

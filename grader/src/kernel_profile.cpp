@@ -1,0 +1,153 @@
+#include "kernel_profile.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+
+namespace {
+
+std::optional<fs::path> find_tool(const char* variable, const std::string& name) {
+    std::vector<fs::path> candidates;
+    if (const char* chosen = std::getenv(variable); chosen && *chosen) candidates.emplace_back(chosen);
+    if (const char* path = std::getenv("PATH")) {
+        std::istringstream dirs(path);
+        for (std::string dir; std::getline(dirs, dir, ':');)
+            if (!dir.empty()) candidates.push_back(fs::path(dir) / name);
+    }
+    candidates.push_back(fs::path("/usr/local/cuda/bin") / name);
+    for (const auto& candidate : candidates) {
+        std::error_code ec;
+        if (fs::is_regular_file(candidate, ec)) return candidate;
+    }
+    return std::nullopt;
+}
+
+// One CSV line's fields: quoted ("a, b"), doubled quotes inside, or bare.
+std::vector<std::string> csv_fields(const std::string& line) {
+    std::vector<std::string> fields(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (quoted) {
+            if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') fields.back() += '"', ++i;
+            else if (c == '"') quoted = false;
+            else fields.back() += c;
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            fields.emplace_back();
+        } else if (c != '\r') {
+            fields.back() += c;
+        }
+    }
+    return fields;
+}
+
+// "6,208" in `unit` -> nanoseconds; nullopt when it is not a time.
+std::optional<double> nanoseconds(std::string value, const std::string& unit) {
+    std::string digits;
+    for (char c : value)
+        if (c != ',') digits += c;
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
+    if (unit == "ns" || unit == "nsecond") return v;
+    if (unit == "us" || unit == "usecond") return v * 1e3;
+    if (unit == "ms" || unit == "msecond") return v * 1e6;
+    if (unit == "s" || unit == "second") return v * 1e9;
+    return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<fs::path> find_ncu() { return find_tool("COURSE_NCU", "ncu"); }
+std::optional<fs::path> find_cuobjdump() { return find_tool("COURSE_CUOBJDUMP", "cuobjdump"); }
+
+std::vector<std::string> ncu_command(const fs::path& ncu, const fs::path& csv_file) {
+    return {ncu.string(),       "--csv",         "--metrics",       "gpu__time_duration.sum",
+            "--print-units",    "base",          "--print-kernel-base", "mangled",
+            "--clock-control",  "none",          "--cache-control", "none",
+            "--log-file",       csv_file.string()};
+}
+
+std::vector<kernel_launch> parse_ncu_csv(const std::string& text) {
+    std::vector<kernel_launch> launches;
+    std::istringstream lines(text);
+    int name_at = -1, metric_at = -1, unit_at = -1, value_at = -1;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] != '"') continue;  // ==PROF== and ==WARNING== lines
+        const auto fields = csv_fields(line);
+        if (name_at < 0) {
+            for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
+                if (fields[i] == "Kernel Name") name_at = i;
+                if (fields[i] == "Metric Name") metric_at = i;
+                if (fields[i] == "Metric Unit") unit_at = i;
+                if (fields[i] == "Metric Value") value_at = i;
+            }
+            if (metric_at < 0 || unit_at < 0 || value_at < 0) name_at = -1;
+            continue;
+        }
+        const int most = std::max({name_at, metric_at, unit_at, value_at});
+        if (static_cast<int>(fields.size()) <= most || fields[metric_at] != "gpu__time_duration.sum") continue;
+        if (const auto ns = nanoseconds(fields[value_at], fields[unit_at]))
+            launches.push_back({fields[name_at], *ns});
+    }
+    return launches;
+}
+
+std::map<std::string, std::string> parse_kernel_symbols(const std::string& text) {
+    std::map<std::string, std::string> kernels;
+    std::string source;  // of the member being listed
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind("member ", 0) == 0) {
+            // member /path/liblesson07_exercise.a:matmul_tiled.cu.o:
+            std::string member = line.substr(7);
+            while (!member.empty() && (member.back() == ':' || member.back() == '\r')) member.pop_back();
+            member = member.substr(member.rfind(':') == std::string::npos ? 0 : member.rfind(':') + 1);
+            if (member.size() > 2 && member.compare(member.size() - 2, 2, ".o") == 0)
+                member.resize(member.size() - 2);
+            source = member;
+            continue;
+        }
+        if (line.find("STO_ENTRY") == std::string::npos) continue;
+        std::istringstream words(line);
+        std::string word, last;
+        while (words >> word) last = word;
+        if (!last.empty() && last != "STO_ENTRY") kernels.emplace(last, source);
+    }
+    return kernels;
+}
+
+std::map<std::string, std::string> kernels_compiled_in(const fs::path& cuobjdump, const fs::path& binary,
+                                                       const fs::path& log) {
+    const exit_status status = run_command({cuobjdump.string(), "-symbols", binary.string()}, log);
+    if (status.signaled || status.code != 0) return {};
+    return parse_kernel_symbols(file_text(log));
+}
+
+nlohmann::json attribute_launches(const std::vector<kernel_launch>& launches,
+                                  const std::map<std::string, std::string>& own,
+                                  const std::map<std::string, std::string>& test_program) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& l : launches) {
+        nlohmann::json entry{{"kernel", l.kernel}, {"ns", l.ns}};
+        if (const auto it = own.find(l.kernel); it != own.end()) {
+            entry["origin"] = "own";
+            entry["source"] = it->second;
+        } else {
+            entry["origin"] = test_program.count(l.kernel) ? "harness" : "foreign";
+        }
+        list.push_back(entry);
+    }
+    return {{"profiled", true}, {"launches", list}};
+}
+
+nlohmann::json no_profile(const std::string& reason) { return {{"profiled", false}, {"reason", reason}}; }
+
+}  // namespace grader

@@ -1,0 +1,50 @@
+#pragma once
+// Which kernels ran during a test, and where their code came from, as Nsight
+// Compute saw them from outside the student's program: the grader's side of
+// course/testing/kernel_profile.hpp. The judge reads the file this writes.
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// ncu, from $COURSE_NCU, the PATH or the CUDA toolkit's bin folder.
+std::optional<std::filesystem::path> find_ncu();
+// cuobjdump, which lists the kernels compiled into a library or program.
+std::optional<std::filesystem::path> find_cuobjdump();
+
+// The arguments that put a program under ncu: one metric (each kernel's GPU
+// time), clocks and caches left as they are (the same conditions as a run
+// without the profiler), names as compiled, every kernel.
+std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const std::filesystem::path& csv_file);
+
+struct kernel_launch {
+    std::string kernel;  // mangled, as compiled
+    double ns = 0;       // its GPU time
+};
+// ncu's --csv output: one launch per row, in launch order. Rows that are not
+// a kernel's gpu__time_duration are skipped.
+std::vector<kernel_launch> parse_ncu_csv(const std::string& text);
+
+// `cuobjdump -symbols` output: each kernel (STO_ENTRY) and the archive member
+// it was compiled in, named as its source file ("matmul_tiled.cu").
+std::map<std::string, std::string> parse_kernel_symbols(const std::string& text);
+// Runs cuobjdump on `binary`; empty on failure (`log` keeps its output).
+std::map<std::string, std::string> kernels_compiled_in(const std::filesystem::path& cuobjdump,
+                                                       const std::filesystem::path& binary,
+                                                       const std::filesystem::path& log);
+
+// The file the judge reads: each launch with its origin, "own" (compiled
+// from the student's library: `own` maps kernel to source file), "harness"
+// (compiled into the test program, not the library), or "foreign".
+nlohmann::json attribute_launches(const std::vector<kernel_launch>& launches,
+                                  const std::map<std::string, std::string>& own,
+                                  const std::map<std::string, std::string>& test_program);
+// The same file when no profile could be taken, with the reason.
+nlohmann::json no_profile(const std::string& reason);
+
+}  // namespace grader
