@@ -501,10 +501,14 @@ std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) 
 json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::path& csv) {
     const std::string text = file_text(csv);
     if (text.empty()) return no_profile("ncu wrote no report");
+    const std::vector<kernel_launch> launches = parse_ncu_csv(text);
+    // ncu's own errors mean no profile, unless it profiled kernels anyway; a
+    // test program that ends with 1 (a failed test) is not one.
     std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);)
-        if (line.rfind("==ERROR==", 0) == 0) return no_profile(line.substr(10));
-    return attribute_launches(parse_ncu_csv(text), profiler.own, profiler.test_program);
+    for (std::string line; launches.empty() && std::getline(lines, line);)
+        if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
+            return no_profile(line.substr(10));
+    return attribute_launches(launches, profiler.own, profiler.test_program);
 }
 
 }  // namespace

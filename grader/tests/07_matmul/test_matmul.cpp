@@ -199,8 +199,9 @@ struct square_problem {
     double flops() const { return 2.0 * n * n * n; }
 };
 
-// Median GPU time of 10 runs (after 2 untimed ones), as GFLOP/s.
-constexpr int warmup_calls = 2, timed_calls = 10;
+// Median GPU time of 6 runs (after 1 untimed one), as GFLOP/s. Few calls:
+// under the profiler each kernel is timed alone, at some cost per launch.
+constexpr int warmup_calls = 1, timed_calls = 6;
 double gigaflops(const std::string& name, double flops,
                  const std::function<void(cudaStream_t)>& work) {
     course::benchmark_options options;
@@ -278,6 +279,9 @@ GRADED_PERF_TEST_PROFILED(MatmulPerf, TiledVsNaive, 2, "tiled at least 2x the na
     const double naive = *naive_or_none, tiled = *tiled_or_none;
     RecordProperty("naive_gflops", std::to_string(naive));
     RecordProperty("tiled_gflops", std::to_string(tiled));
+    // In a graded run the judge decides, from the profiler's times where
+    // there are some: the times seen in this process include its overhead.
+    if (course::testing::verdict_left_to_judge()) return;
     const double speedup = tiled / naive;
     EXPECT_GE(speedup, 2.0) << fmt::format(
         "tiled: {:.0f} GFLOP/s, naive: {:.0f} GFLOP/s: {:.2f}x; 2x is needed.\n"
