@@ -480,8 +480,16 @@ void clear_run_files(const run_options& options) {
 // Nsight Compute, and the kernels compiled into the student's library and
 // into the test program: what it takes to say where a kernel came from.
 struct kernel_profiler {
-    std::filesystem::path ncu;
+    std::filesystem::path ncu, cuobjdump;
     std::map<std::string, std::string> own, test_program;
+
+    // Read once the profiled tests are about to run (never on a machine
+    // without a GPU, where they are not). A library with no kernels yet (a
+    // skeleton) lists none: then none are its own.
+    void list_kernels(const run_options& options) {
+        own = kernels_compiled_in(cuobjdump, options.implementation_library, profile_dir(options) / "library-kernels.txt");
+        test_program = kernels_compiled_in(cuobjdump, options.tests_program, profile_dir(options) / "program-kernels.txt");
+    }
 };
 
 std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) {
@@ -489,11 +497,7 @@ std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) 
     const auto ncu = find_ncu();
     const auto cuobjdump = find_cuobjdump();
     if (!ncu || !cuobjdump) return std::nullopt;
-    kernel_profiler p{*ncu, {}, {}};
-    // A library with no kernels yet (a skeleton) lists none: then none are its own.
-    p.own = kernels_compiled_in(*cuobjdump, options.implementation_library, profile_dir(options) / "library-kernels.txt");
-    p.test_program = kernels_compiled_in(*cuobjdump, options.tests_program, profile_dir(options) / "program-kernels.txt");
-    return p;
+    return kernel_profiler{*ncu, *cuobjdump, {}, {}};
 }
 
 // What the judge reads about a profiled test: ncu's launches with their
@@ -542,7 +546,7 @@ graded_run run_graded_tests(const run_options& options) {
     }
     // Profiled tests run last, each in a process of its own under ncu (so
     // that every kernel ncu saw belongs to that test), where ncu is here.
-    const std::optional<kernel_profiler> profiler = profiled.empty() ? std::nullopt : find_kernel_profiler(options);
+    std::optional<kernel_profiler> profiler = profiled.empty() ? std::nullopt : find_kernel_profiler(options);
     std::vector<std::string> timed_in_run, timed_under_ncu;
     for (const auto& id : performance) (profiler && profiled.count(id) ? timed_under_ncu : timed_in_run).push_back(id);
 
@@ -605,6 +609,7 @@ graded_run run_graded_tests(const run_options& options) {
 
     if (go && !timed_under_ncu.empty()) {
         judge.wait_idle();
+        profiler->list_kernels(options);
         // Their own judge: it waits for each claim, which comes once ncu's report is read.
         concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
         bool unprofiled_noted = false;
