@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "course/random.hpp"
 
 TEST(Random, SameSeedSameNumbers) {
@@ -18,4 +20,13 @@ TEST(Random, DerivedSeedsDifferByName) {
     EXPECT_EQ(course::derive_seed(1, "VecAdd.Large"), course::derive_seed(1, "VecAdd.Large"));
     EXPECT_NE(course::derive_seed(1, "VecAdd.Large"), course::derive_seed(1, "VecAdd.Small"));
     EXPECT_NE(course::derive_seed(1, "VecAdd.Large"), course::derive_seed(2, "VecAdd.Large"));
+}
+
+TEST(Random, ALargeDrawStartsWithTheSmallOne) {
+    // Drawn in runs of 2^16 by several threads, a large input must still be
+    // one sequence: its first numbers are those of a small draw.
+    const auto large = course::random_floats((std::size_t{1} << 20) + 11, 42);
+    const auto small = course::random_floats(100000, 42);
+    EXPECT_TRUE(std::equal(small.begin(), small.end(), large.begin()));
+    EXPECT_EQ(large, course::random_floats((std::size_t{1} << 20) + 11, 42));
 }

@@ -1,7 +1,8 @@
 #pragma once
 // Reproducible random inputs: the same seed gives the same numbers on every
-// machine (std::mt19937_64 is fully specified; the distribution is written
-// out here because std::uniform_real_distribution is not).
+// machine, however many cores drew them (std::mt19937_64 is fully specified,
+// one generator per run of 2^16 numbers; the distribution is written out here
+// because std::uniform_real_distribution is not).
 #include <cstdint>
 #include <vector>
 
