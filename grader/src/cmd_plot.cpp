@@ -3,44 +3,15 @@
 //   python3 grader/plot/course_plot.py FILE [-o out.png] [--kind ...]
 #include <fmt/format.h>
 
-#include <cstdlib>
 #include <iostream>
 
 #include "commands.hpp"
 #include "context.hpp"
 #include "process.hpp"
+#include "python.hpp"
 #include "course/temp_dir.hpp"
 
 namespace grader {
-
-namespace {
-
-// A Python 3 that can import matplotlib: $COURSE_PYTHON, else python3 on the
-// PATH, else the system's /usr/bin/python3 (where apt puts python3-matplotlib,
-// which a pyenv or conda python3 earlier on the PATH does not see).
-std::string find_python(const fs::path& scratch) {
-    std::vector<std::string> candidates;
-    if (const char* chosen = std::getenv("COURSE_PYTHON"); chosen && *chosen) candidates.push_back(chosen);
-    candidates.push_back("python3");
-    candidates.push_back("/usr/bin/python3");
-    std::string last_error;
-    for (const auto& python : candidates) {
-        try {
-            const exit_status status = run_command({"/usr/bin/env", python, "-c", "import matplotlib"}, scratch);
-            if (!status.signaled && status.code == 0) return python;
-            last_error = tail_of_file(scratch, 2);
-        } catch (const std::exception& e) {
-            last_error = e.what();
-        }
-    }
-    throw user_error(usage_error,
-                     fmt::format("no Python with matplotlib found (tried {}), so nothing can be drawn:\n  {}"
-                                 "Install it (Debian/Ubuntu: sudo apt install python3-matplotlib; elsewhere: "
-                                 "python3 -m pip install matplotlib), or point COURSE_PYTHON at a Python that has it.",
-                                 fmt::join(candidates, ", "), last_error));
-}
-
-}  // namespace
 
 int cmd_plot(const common_args& common, const plot_args& args) {
     if (!fs::exists(args.input))
