@@ -84,4 +84,24 @@ struct reset_args {
 };
 int cmd_reset(const common_args& common, const reset_args& args);
 
+struct batch_args {
+    std::string lesson;
+    std::filesystem::path submissions;            // folders, Classroom clones or a Gradescope export
+    std::optional<std::filesystem::path> output;  // the batch's folder (default: ./batch-LESSON)
+    std::string kind = "auto";                    // auto, folders, classroom, gradescope
+    bool force = false;                           // regrade what is already graded
+    int jobs = 0;                                 // submissions built at once; 0: half the CPUs
+    int per_gpu = 3;                              // submissions graded at once on each GPU
+    std::optional<unsigned long long> seed;
+    int timeout_s = 60;                           // per test
+    int build_timeout_s = 300;                    // per submission
+    std::string memory = "16G";                   // per test program and per build (RLIMIT_DATA)
+    bool build = true;                            // build the course's own targets first
+    std::optional<std::filesystem::path> scratch; // where submissions are built (default: $TMPDIR)
+    bool keep_scratch = false;
+    std::string chunk;                            // "i/N": only the i-th of N equal parts (a cluster task)
+    bool report = true;                           // write the gradebook and the class report
+};
+int cmd_batch(const common_args& common, const batch_args& args);
+
 }  // namespace grader

@@ -24,41 +24,60 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
                             const grade_options& options) {
     const variant_info* variant = lesson.variant(variant_name);
     if (!variant) throw user_error(usage_error, fmt::format("{} has no '{}' build", lesson.id, variant_name));
+    return grade_program(m, lesson,
+                         {variant_name, variant->tests, variant->library,
+                          m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name)},
+                         options);
+}
 
+namespace {
+// The GPU a run is graded on, in the report's words.
+void describe_device(lesson_report& report, int device) {
+    if (!course::has_device()) {
+        report.no_gpu_reason = course::device_status().reason;
+        return;
+    }
+    try {
+        report.device = course::query_device(device < 0 ? 0 : device).summary();
+    } catch (const std::exception&) {
+    }
+}
+}  // namespace
+
+lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                            const grade_options& options) {
     lesson_report report;
     report.lesson_id = lesson.id;
     report.title = lesson.title;
-    report.variant = variant_name;
+    report.variant = program.variant;
     report.seed = options.seed;
-    if (course::has_device()) {
-        try {
-            report.device = course::query_device().summary();
-        } catch (const std::exception&) {
-        }
-    } else {
-        report.no_gpu_reason = course::device_status().reason;
-    }
+    describe_device(report, options.device);
 
     // The judge: the same graded tests built against the reference solution.
     const variant_info* judge = lesson.variant("solution");
     if (!judge) throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
 
     run_options run;
-    run.tests_program = variant->tests;
+    run.tests_program = program.tests;
     run.judge_program = judge->tests;
-    run.log_dir = m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name);
+    run.log_dir = program.log_dir;
     run.seed = options.seed;
     run.per_test_limit = options.per_test_limit;
     run.only = options.only;
-    run.implementation_library = variant->library;
+    run.implementation_library = program.library;
+    run.gate = options.gate;
+    if (!options.device_id.empty()) run.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
+    run.max_data_bytes = options.max_data_bytes;
+    run.max_processes = options.max_processes;
     if (options.sandbox) {
-        run.bwrap = find_bubblewrap();
+        run.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
         // Hidden: the references, the known-wrong versions and cheats, and the
         // build folder (compiled solutions, other variants' evidence). Shown
-        // again: the variant's own library, which lesson07's tests read.
+        // again: the program's own library, which lesson07's tests read.
         run.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
                               m.source_dir / "grader" / "cheats", m.build_dir};
-        if (!variant->library.empty()) run.sandbox.readable.push_back(variant->library);
+        run.sandbox.hidden.insert(run.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
+        if (!program.library.empty()) run.sandbox.readable.push_back(program.library);
         report.notes.push_back(describe_sandbox(run.bwrap));
     }
     try {
@@ -66,7 +85,7 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
         report.tests = std::move(graded.tests);
         report.notes.insert(report.notes.end(), graded.notes.begin(), graded.notes.end());
     } catch (const std::exception& e) {
-        throw user_error(build_error, fmt::format("could not run {}: {}", variant->tests.string(), e.what()));
+        throw user_error(build_error, fmt::format("could not run {}: {}", program.tests.string(), e.what()));
     }
     return report;
 }

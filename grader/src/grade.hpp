@@ -2,9 +2,13 @@
 // Grading one build variant of a lesson (exercise, solution or a mutant):
 // what `grader run` and `grader verify` share.
 #include <chrono>
+#include <filesystem>
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gpu_gate.hpp"
 #include "manifest.hpp"
 #include "report.hpp"
 
@@ -15,6 +19,22 @@ struct grade_options {
     std::chrono::seconds per_test_limit{60};
     std::vector<std::string> only;  // test ids; empty: all
     bool sandbox = false;           // a graded run: hide the course's secrets (sandbox.hpp)
+
+    // What `grader batch` adds:
+    std::optional<std::filesystem::path> bwrap;      // found once for the batch (else looked up per run)
+    std::vector<std::filesystem::path> also_hidden;  // other students' work, the results folder
+    gpu_gate* gate = nullptr;                        // the GPU is shared with other runs
+    int device = -1;                                 // the GPU to grade on, as this process counts them; -1: as given
+    std::string device_id;                           // and as a child must be told (CUDA_VISIBLE_DEVICES)
+    long long max_data_bytes = 0, max_processes = 0; // limits on the test program
+};
+
+// A test program to grade: the graded tests linked with the code under test.
+struct graded_program {
+    std::string variant;             // how the report names it: "exercise", "submission"
+    std::filesystem::path tests;     // the program
+    std::filesystem::path library;   // the code under test, compiled (lesson07 reads its kernels)
+    std::filesystem::path log_dir;   // its logs and evidence
 };
 
 // The build targets grading a variant needs: its tests, and the judge's
@@ -23,6 +43,11 @@ std::vector<std::string> targets_for_grading(const lesson_info& lesson, const st
 
 // Runs the variant's (already built) graded tests and fills in the device.
 lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const std::string& variant,
+                            const grade_options& options);
+
+// The same for any program built from the lesson's graded tests (a batch's
+// submission); the judge is the lesson's solution build.
+lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
                             const grade_options& options);
 
 }  // namespace grader

@@ -1,5 +1,6 @@
 // grader: builds and grades the course's CUDA exercises.
 //   grader list | run LESSON | hint LESSON | verify [LESSON...] | bench LESSON | plot FILE | doctor
+//          | batch LESSON SUBMISSIONS
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
@@ -104,6 +105,38 @@ int main(int argc, char** argv) {
     plot_cmd->add_option("--family", plot.families, "only these benchmark families, e.g. vecadd (repeatable)");
     plot_cmd->add_option("--baseline", plot.baseline, "speedup: relative to this family (default: the slowest)");
 
+    batch_args batch;
+    auto* batch_cmd = app.add_subcommand(
+        "batch", "instructors: grade a class's submissions, each sandboxed, into a gradebook and a class report");
+    batch_cmd->add_option("lesson", batch.lesson, "lesson01, 1 or vecadd")->required();
+    batch_cmd->add_option("submissions", batch.submissions,
+                          "a folder with one subfolder per student, a folder of GitHub Classroom clones, or a "
+                          "Gradescope export (zip or folder)")
+        ->required();
+    batch_cmd->add_option("-o,--output", batch.output, "the batch's folder: results, gradebook, report (default: ./batch-LESSON)");
+    batch_cmd->add_option("--kind", batch.kind, "what SUBMISSIONS is (auto tells from its shape)")
+        ->check(CLI::IsMember({"auto", "folders", "classroom", "gradescope"}))
+        ->capture_default_str();
+    batch_cmd->add_flag("--force", batch.force, "regrade submissions already graded with the same files and course");
+    batch_cmd->add_option("-j,--jobs", batch.jobs, "submissions built at once (default: half the CPUs)")
+        ->check(CLI::Range(0, 1024));
+    batch_cmd->add_option("--per-gpu", batch.per_gpu, "submissions graded at once on each GPU (timed tests still run alone)")
+        ->check(CLI::Range(1, 64))
+        ->capture_default_str();
+    batch_cmd->add_option("--seed", batch.seed, "seed for the random inputs (the same for every submission)");
+    batch_cmd->add_option("--timeout", batch.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    batch_cmd->add_option("--build-timeout", batch.build_timeout_s, "seconds one submission's build may take")
+        ->check(CLI::Range(1, 3600))
+        ->capture_default_str();
+    batch_cmd->add_option("--memory", batch.memory, "memory limit of each build and test program (RLIMIT_DATA)")
+        ->capture_default_str();
+    batch_cmd->add_flag("!--no-build", batch.build, "do not build the course's own tests and judge first");
+    batch_cmd->add_option("--scratch", batch.scratch, "where submissions are built and graded (default: $TMPDIR)");
+    batch_cmd->add_flag("--keep-scratch", batch.keep_scratch, "keep each submission's scratch folder (to debug a build)");
+    batch_cmd->add_option("--chunk", batch.chunk, "grade only part I of N (I/N, from 0): one task of a cluster job");
+    batch_cmd->add_flag("!--no-report", batch.report, "write only the per-student results, no gradebook or class report");
+
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -121,6 +154,7 @@ int main(int argc, char** argv) {
         if (*verify_cmd) return cmd_verify(common, verify);
         if (*bench_cmd) return cmd_bench(common, bench);
         if (*plot_cmd) return cmd_plot(common, plot);
+        if (*batch_cmd) return cmd_batch(common, batch);
     } catch (const user_error& e) {
         std::cerr << "grader: " << e.what() << "\n";
         return e.code;

@@ -13,6 +13,7 @@
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -69,6 +70,14 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
         if (opts.max_file_bytes > 0) {
             const rlimit limit{static_cast<rlim_t>(opts.max_file_bytes), static_cast<rlim_t>(opts.max_file_bytes)};
             setrlimit(RLIMIT_FSIZE, &limit);
+        }
+        if (opts.max_data_bytes > 0) {
+            const rlimit limit{static_cast<rlim_t>(opts.max_data_bytes), static_cast<rlim_t>(opts.max_data_bytes)};
+            setrlimit(RLIMIT_DATA, &limit);
+        }
+        if (opts.max_processes > 0) {
+            const rlimit limit{static_cast<rlim_t>(opts.max_processes), static_cast<rlim_t>(opts.max_processes)};
+            setrlimit(RLIMIT_NPROC, &limit);
         }
         for (const auto& [name, value] : opts.env) setenv(name.c_str(), value.c_str(), 1);
         if (opts.working_dir && chdir(opts.working_dir->c_str()) != 0) _exit(127);
@@ -166,6 +175,22 @@ exit_status run_command(const std::vector<std::string>& argv, const std::filesys
                         const std::optional<std::filesystem::path>& working_dir) {
     child_process child({argv, {}, output, false, working_dir});
     return child.wait();
+}
+
+exit_status run_with_time_limit(const child_process::options& opts, std::chrono::milliseconds limit,
+                                bool& timed_out) {
+    child_process child(opts);
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    timed_out = false;
+    for (auto pause = std::chrono::milliseconds(2);; pause = std::min(pause * 2, std::chrono::milliseconds(50))) {
+        if (auto status = child.try_wait()) return *status;
+        if (std::chrono::steady_clock::now() >= deadline) {
+            timed_out = true;
+            child.kill();
+            return child.wait();
+        }
+        std::this_thread::sleep_for(pause);
+    }
 }
 
 std::string file_text(const std::filesystem::path& file) {

@@ -28,6 +28,8 @@ public:
         std::optional<std::filesystem::path> working_dir;
         long long max_file_bytes = 0;  // RLIMIT_FSIZE for the child; 0: none
         std::size_t max_event_line = 64 * 1024;  // longer event lines are dropped
+        long long max_data_bytes = 0;  // RLIMIT_DATA (heap and writable private memory); 0: none
+        long long max_processes = 0;   // RLIMIT_NPROC (the kernel does not hold root to it); 0: none
     };
 
     explicit child_process(const options& opts);
@@ -62,6 +64,11 @@ private:
 // Runs a command to completion; returns its exit status, output in `output`.
 exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,
                         const std::optional<std::filesystem::path>& working_dir = std::nullopt);
+
+// Runs a command as child_process `opts` describes, but for no longer than
+// `limit`: then its whole process group is killed and `timed_out` is set.
+exit_status run_with_time_limit(const child_process::options& opts, std::chrono::milliseconds limit,
+                                bool& timed_out);
 
 // The whole of a text file; empty when it cannot be read (a log a crashed
 // program never wrote, say).

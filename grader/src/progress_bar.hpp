@@ -9,7 +9,9 @@ namespace grader {
 
 class progress_bar {
 public:
-    progress_bar(std::string label, int total, std::FILE* out = stderr);
+    // `unit` names what is counted, in the plain line: "benchmarks", "submissions".
+    progress_bar(std::string label, int total, std::FILE* out = stderr, std::string unit = "benchmarks");
+    bool on_terminal() const { return terminal_; }
     ~progress_bar();  // ends the line
     progress_bar(const progress_bar&) = delete;
     progress_bar& operator=(const progress_bar&) = delete;

@@ -92,6 +92,7 @@ public:
             if (!options_.implementation_library.empty())
                 env.emplace_back(course::testing::implementation_library_variable,
                                  options_.implementation_library.string());
+            env.insert(env.end(), options_.env.begin(), options_.env.end());
             env.insert(env.end(), env_.begin(), env_.end());
             // What is left of the first phase runs first, the second phase after it.
             std::vector<std::string> first, second;
@@ -102,13 +103,16 @@ public:
                                           fmt::format("--seed={}", options_.seed)};
             if (!second.empty())
                 argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
+            const bool untrusted = evidence_mode_ == "record";
             child_process child({command(argv),
                                  env,
                                  log,
                                  true,
                                  std::nullopt,
                                  max_file_bytes,
-                                 max_event_line_bytes});
+                                 max_event_line_bytes,
+                                 untrusted ? options_.max_data_bytes : 0,
+                                 untrusted ? options_.max_processes : 0});
             const bool again = run_one_process(child, log, remaining, results, {first, second});
             ignored_ += child.dropped_lines();
             if (!again) break;
@@ -522,6 +526,7 @@ graded_run run_graded_tests(const run_options& options) {
     clear_run_files(options);
     graded_run run;
     const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
+    gpu_turn turn(options.gate);  // shared now; alone once a timed test is about to start
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
@@ -591,6 +596,7 @@ graded_run run_graded_tests(const run_options& options) {
     auto gpu_alone = [&](concurrent_judge& busy) {
         return [&](const std::string& id) {
             if (!alone.count(id)) return;
+            turn.alone();
             busy.wait_idle();
             write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
         };
@@ -608,6 +614,7 @@ graded_run run_graded_tests(const run_options& options) {
         if (said.count(id)) settle(*by_id[id], said[id], judge);
 
     if (go && !timed_under_ncu.empty()) {
+        turn.alone();  // ncu serialises the kernels it profiles: no other run's tests beside them
         judge.wait_idle();
         profiler->list_kernels(options);
         // Their own judge: it waits for each claim, which comes once ncu's report is read.

@@ -18,8 +18,10 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "gpu_gate.hpp"
 #include "report.hpp"
 #include "sandbox.hpp"
 
@@ -54,6 +56,16 @@ struct run_options {
     // Compute where it and cuobjdump are found (kernel_profile.hpp); false
     // never profiles (the figures are then the test program's own).
     bool profile_kernels = true;
+    // Where set (`grader batch`), other runs share the GPU: this run's
+    // correctness tests share it, and its timed tests wait until it is
+    // theirs alone (gpu_gate.hpp).
+    gpu_gate* gate = nullptr;
+    // Added to the environment of every process of the run, the judge's
+    // too (CUDA_VISIBLE_DEVICES: which GPU the run is graded on).
+    std::vector<std::pair<std::string, std::string>> env;
+    // Limits on the test program's processes (process.hpp); 0: none.
+    long long max_data_bytes = 0;
+    long long max_processes = 0;
 };
 
 struct graded_run {

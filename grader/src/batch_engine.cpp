@@ -1,0 +1,246 @@
+#include "batch_engine.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "attempt.hpp"
+#include "course/device_info.hpp"
+#include "process.hpp"
+#include "result_cache.hpp"
+
+namespace grader {
+
+namespace {
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point start) {
+    return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+    return name;
+}
+
+// A submission that built (or did not), waiting for a grader.
+struct built_submission {
+    const batch_job* job = nullptr;
+    fs::path scratch;
+    build_result build;
+    double build_s = 0;
+};
+
+// What a submission that does not compile scores: every test, failed, with
+// the compiler's first error; the student sees what `grader run` would print.
+batch_result build_failure(const lesson_info& lesson, const batch_job& job, const build_result& build,
+                           const std::vector<listed_test>& tests) {
+    batch_result result;
+    result.student = job.work->student;
+    result.build_failed = true;
+    result.build_error = compile_failure_text(lesson, build);
+    lesson_report report;
+    report.lesson_id = lesson.id;
+    report.title = lesson.title;
+    report.variant = "submission";
+    for (const auto& t : tests) {
+        graded_test g;
+        g.id = t.id;
+        g.title = t.title;
+        g.points = t.points;
+        g.performance = t.kind == "performance";
+        g.gpu = t.gpu;
+        g.status = test_status::failed;
+        g.messages = {"the code did not compile: " + build.digest};
+        report.tests.push_back(std::move(g));
+    }
+    result.report = std::move(report);
+    return result;
+}
+
+void add_submitter(batch_result& result, const submission& work) {
+    result.problems = work.problems;
+    if (!work.submitters.empty()) {
+        result.email = work.submitters.front().email;
+        result.sid = work.submitters.front().sid;
+    }
+}
+
+// Built submissions, handed from the builders to the graders. Bounded, so
+// the builders do not fill the disk with programs nobody grades yet.
+class handover {
+public:
+    explicit handover(std::size_t capacity) : capacity_(capacity) {}
+    void put(built_submission item) {
+        std::unique_lock lock(mutex_);
+        room_.wait(lock, [&] { return queue_.size() < capacity_; });
+        queue_.push_back(std::move(item));
+        ready_.notify_one();
+    }
+    std::optional<built_submission> take() {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+        if (queue_.empty()) return std::nullopt;
+        built_submission item = std::move(queue_.front());
+        queue_.pop_front();
+        room_.notify_one();
+        return item;
+    }
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        ready_.notify_all();
+    }
+
+private:
+    std::size_t capacity_;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<built_submission> queue_;
+    bool closed_ = false;
+};
+}  // namespace
+
+std::vector<gpu_slot> visible_gpus() {
+    const auto& status = course::device_status();
+    if (!status.available) return {};
+    std::vector<std::string> ids;
+    if (const char* listed = std::getenv("CUDA_VISIBLE_DEVICES"); listed && *listed) {
+        std::istringstream in(listed);
+        for (std::string id; std::getline(in, id, ',');) ids.push_back(id);
+    }
+    std::vector<gpu_slot> gpus;
+    for (int i = 0; i < status.count; ++i) {
+        gpu_slot slot{i, i < static_cast<int>(ids.size()) ? ids[i] : std::to_string(i), ""};
+        try {
+            slot.name = course::query_device(i).summary();
+        } catch (const std::exception&) {
+            slot.name = "GPU " + slot.id;
+        }
+        gpus.push_back(slot);
+    }
+    return gpus;
+}
+
+engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, const submission_recipe& recipe,
+                              const std::vector<batch_job>& jobs, const engine_settings& settings,
+                              const std::function<void(const batch_job&, batch_result)>& on_result,
+                              const std::function<void(const std::string&)>& on_progress,
+                              const std::atomic<bool>& stop) {
+    const auto started = clock::now();
+    engine_stats stats;
+    std::mutex stats_mutex;  // also makes on_result and on_progress one call at a time
+    auto report_progress = [&](const std::string& event) {
+        if (on_progress) on_progress(event);
+    };
+
+    // The skeleton stands in for a file a submission lacks (its problems say so).
+    std::map<std::string, std::string> skeleton;
+    if (const variant_info* exercise = lesson.variant("exercise"))
+        for (const auto& name : lesson.sources) skeleton[name] = file_text(exercise->source_dir / name);
+
+    const std::size_t slots = std::max<std::size_t>(1, settings.gpus.size());
+    const int graders = static_cast<int>(slots) * std::max(1, settings.graders_per_gpu);
+    handover built(static_cast<std::size_t>(graders + settings.builders));
+    std::atomic<std::size_t> next_job{0};
+
+    auto builder = [&] {
+        for (;;) {
+            if (stop) return;
+            const std::size_t i = next_job++;
+            if (i >= jobs.size()) return;
+            const batch_job& job = jobs[i];
+            built_submission item{&job, settings.scratch_root / folder_name_for(job.work->student), {}, 0};
+            std::error_code ec;
+            fs::remove_all(item.scratch, ec);  // what a stopped batch left
+            std::map<std::string, std::string> files = skeleton;
+            for (const auto& [name, content] : job.work->files) files[name] = content;
+            {
+                std::lock_guard lock(stats_mutex);
+                report_progress("building " + job.work->student);
+            }
+            const auto t0 = clock::now();
+            try {
+                item.build = build_submission(recipe, item.scratch, files, settings.bwrap, settings.hidden,
+                                              settings.build);
+            } catch (const std::exception& e) {
+                item.build.ok = false;
+                item.build.digest = std::string("the grader could not build it: ") + e.what();
+            }
+            item.build_s = seconds_since(t0);
+            built.put(std::move(item));
+        }
+    };
+
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate) {
+        while (auto item = built.take()) {
+            const batch_job& job = *item->job;
+            const auto t0 = clock::now();
+            batch_result result;
+            if (!item->build.ok && item->build.digest.rfind("the grader could not build it", 0) == 0) {
+                result.student = job.work->student;
+                result.not_graded = item->build.digest;
+            } else if (!item->build.ok) {
+                // The scratch folder goes; the log the report points to stays.
+                const fs::path kept = settings.logs_dir / (folder_name_for(job.work->student) + ".build.log");
+                std::error_code ec;
+                fs::copy_file(item->build.log, kept, fs::copy_options::overwrite_existing, ec);
+                if (!ec) item->build.log = kept;
+                result = build_failure(lesson, job, item->build, settings.graded_tests);
+            } else {
+                grade_options options = settings.grading;
+                options.gate = gate;
+                if (gpu) {
+                    options.device = gpu->ordinal;
+                    options.device_id = gpu->id;
+                }
+                result.student = job.work->student;
+                try {
+                    result.report = grade_program(m, lesson,
+                                                  {"submission", submission_program(item->scratch),
+                                                   submission_library(item->scratch), item->scratch / "logs"},
+                                                  options);
+                } catch (const std::exception& e) {
+                    result.not_graded = std::string("the grader could not run the tests: ") + e.what();
+                }
+            }
+            result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
+            add_submitter(result, *job.work);
+            if (!settings.keep_scratch) {
+                std::error_code ec;
+                fs::remove_all(item->scratch, ec);
+            }
+            std::lock_guard lock(stats_mutex);
+            stats.build_s += item->build_s;
+            stats.grade_s += seconds_since(t0);
+            ++stats.graded;
+            on_result(job, std::move(result));
+            report_progress("graded " + job.work->student);
+        }
+    };
+
+    std::vector<gpu_gate> gates(slots);
+    std::vector<std::thread> threads;
+    for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
+    std::vector<std::thread> grading;
+    for (std::size_t g = 0; g < slots; ++g)
+        for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
+            grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
+                                 settings.gpus.empty() ? nullptr : &gates[g]);
+    for (auto& t : threads) t.join();
+    built.close();
+    for (auto& t : grading) t.join();
+
+    for (const auto& gate : gates) stats.gpu_alone_s += gate.alone_seconds();
+    stats.wall_s = seconds_since(started);
+    return stats;
+}
+
+}  // namespace grader

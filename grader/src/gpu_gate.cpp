@@ -1,0 +1,57 @@
+#include "gpu_gate.hpp"
+
+namespace grader {
+
+void gpu_gate::enter_shared() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+    ++sharing_;
+}
+
+void gpu_gate::leave_shared() {
+    std::lock_guard lock(mutex_);
+    --sharing_;
+    changed_.notify_all();
+}
+
+void gpu_gate::enter_alone() {
+    std::unique_lock lock(mutex_);
+    ++waiting_alone_;
+    changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+    --waiting_alone_;
+    alone_ = true;
+    alone_since_ = std::chrono::steady_clock::now();
+}
+
+void gpu_gate::leave_alone() {
+    std::lock_guard lock(mutex_);
+    alone_ = false;
+    alone_total_ += std::chrono::steady_clock::now() - alone_since_;
+    changed_.notify_all();
+}
+
+double gpu_gate::alone_seconds() const {
+    std::lock_guard lock(mutex_);
+    return alone_total_.count();
+}
+
+gpu_turn::gpu_turn(gpu_gate* gate) : gate_(gate) {
+    if (gate_) gate_->enter_shared();
+}
+
+gpu_turn::~gpu_turn() {
+    if (!gate_) return;
+    if (alone_) gate_->leave_alone();
+    else gate_->leave_shared();
+}
+
+void gpu_turn::alone() {
+    if (!gate_ || alone_) return;
+    // Leave first, then wait: two runs that both want to be alone must not
+    // each hold a share the other waits for.
+    gate_->leave_shared();
+    gate_->enter_alone();
+    alone_ = true;
+}
+
+}  // namespace grader

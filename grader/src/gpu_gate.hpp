@@ -1,0 +1,52 @@
+#pragma once
+// One GPU shared by several graded runs at once (`grader batch`): their
+// correctness tests may share it (a wrong answer is wrong on a busy GPU too),
+// but a test that measures time must have it to itself, or one student's
+// speed would depend on another's tests. The gate is a readers-writer lock
+// that serves a waiting timed run before new sharers, so timing is never
+// starved by a stream of correctness tests. It also adds up how long the GPU
+// was held alone: the part of a batch no parallelism can shorten.
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+namespace grader {
+
+class gpu_gate {
+public:
+    void enter_shared();
+    void leave_shared();
+    void enter_alone();
+    void leave_alone();
+
+    // Seconds the GPU was held alone, over every run so far.
+    double alone_seconds() const;
+
+private:
+    mutable std::mutex mutex_;
+    std::condition_variable changed_;
+    int sharing_ = 0;         // runs inside, sharing
+    int waiting_alone_ = 0;   // runs waiting to be alone: new sharers wait behind them
+    bool alone_ = false;
+    std::chrono::steady_clock::time_point alone_since_;
+    std::chrono::duration<double> alone_total_{0};
+};
+
+// A graded run's place at the gate: shared from construction, alone from the
+// first alone() to the end (a run's timed tests come after its correctness
+// tests), and out on destruction. Without a gate it does nothing.
+class gpu_turn {
+public:
+    explicit gpu_turn(gpu_gate* gate);
+    ~gpu_turn();
+    gpu_turn(const gpu_turn&) = delete;
+    gpu_turn& operator=(const gpu_turn&) = delete;
+
+    void alone();  // once: later calls do nothing
+
+private:
+    gpu_gate* gate_;
+    bool alone_ = false;
+};
+
+}  // namespace grader
