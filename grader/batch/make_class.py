@@ -14,7 +14,8 @@ Students (folder names):
                   and another student's folder at compile time and at run time,
                   and does no work if it finds either: in the sandbox it must
                   find nothing and earn every point
---copies N repeats the whole class N times (solution-2, ...) for benchmarks.
+--copies N repeats the whole class N times (solution-2, ...) for benchmarks;
+--count N stops at N students.
 --expect FILE writes what each student must score (check_class.py reads it);
 it never goes inside OUT, which holds submissions only.
 """
@@ -106,6 +107,7 @@ def main():
     ap.add_argument("lesson")
     ap.add_argument("out", type=pathlib.Path)
     ap.add_argument("--copies", type=int, default=1)
+    ap.add_argument("--count", type=int, default=0)
     ap.add_argument("--expect", type=pathlib.Path)
     args = ap.parse_args()
     lesson = lesson_dir(args.lesson)
@@ -117,15 +119,21 @@ def main():
 
         def student(name, source, kind, **what):
             folder = args.out / (name + suffix)
+            if args.count and len(expect) >= args.count:
+                return folder  # not made
             copy_sources(source, folder)
             expect[folder.name] = dict(kind=kind, **what)
             return folder
 
+        def made(folder):
+            return folder.name in expect
+
         student("solution", COURSE / "solutions" / lesson, "full_marks")
         student("skeleton", COURSE / "exercises" / lesson, "loses_all_correctness")
         broken = student("compile_error", COURSE / "solutions" / lesson, "build_failed")
-        with open(first_source(broken), "a") as f:
-            f.write("\nthis line is not C++;\n")
+        if made(broken):
+            with open(first_source(broken), "a") as f:
+                f.write("\nthis line is not C++;\n")
         for kind, bank, patch_name in (("mutant", "mutants", "mistake.patch"), ("cheat", "cheats", "cheat.patch")):
             root = COURSE / "grader" / bank / lesson
             for d in sorted(root.iterdir()) if root.is_dir() else []:
@@ -133,11 +141,13 @@ def main():
                     continue
                 folder = student(f"{kind}_{d.name}", COURSE / "solutions" / lesson, "expectation",
                                  expect=json.loads((d / "expect.json").read_text()))
+                if not made(folder):
+                    continue
                 apply_patch(folder, d / patch_name)
                 if kind == "cheat":
                     reach_harness_headers(folder)
         snoop = student("snoop", COURSE / "solutions" / lesson, "full_marks")
-        if not make_snoop(snoop, lesson, args.out):
+        if made(snoop) and not make_snoop(snoop, lesson, args.out):
             shutil.rmtree(snoop)
             del expect[snoop.name]
     if args.expect:

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""How much faster `grader batch` grades a class than a plain loop of
+`grader run` on the same machine, and whether it grades the same.
+
+    python3 grader/batch/bench_batch.py LESSON [--count 20] [--build-dir build] [-o OUT]
+
+A benchmark, not a test: it makes a synthetic class (make_class.py), grades
+it with `grader batch`, then the way an instructor without it would: for each
+student, their files copied over exercises/NN_name, the exercise built
+(`cmake --build`), then `grader run --no-build --sandbox` (the exercise folder
+is saved first and put back at the end, whatever happens). Same seed both ways.
+
+Prints and writes OUT/bench.json: submissions per minute each way, the loop's
+build/grading split, the batch's summed build and grading time, the GPU time
+its timed tests held the GPU alone (no schedule can beat N / that time: the
+bound), and every student whose score differs between the two.
+"""
+import argparse
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+COURSE = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(pathlib.Path(__file__).parent))
+from make_class import lesson_dir  # noqa: E402
+
+
+def run(argv, **kw):
+    return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("lesson")
+    ap.add_argument("--count", type=int, default=20)
+    ap.add_argument("--build-dir", type=pathlib.Path, default=COURSE / "build")
+    ap.add_argument("-o", "--output", type=pathlib.Path)
+    ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--skip-loop", action="store_true", help="only the batch (its figures, no comparison)")
+    args = ap.parse_args()
+    lesson = lesson_dir(args.lesson)
+    lesson_id = "lesson" + lesson[:2]
+    out = args.output or pathlib.Path(tempfile.mkdtemp(prefix=f"bench-batch-{lesson_id}-"))
+    out.mkdir(parents=True, exist_ok=True)
+    grader = str(args.build_dir / "bin" / "grader")
+    manifest = json.loads((args.build_dir / "course_manifest.json").read_text())
+    info = next(l for l in manifest["lessons"] if l["id"] == lesson_id)
+    tests_target = info["variants"]["exercise"]["tests_target"]
+
+    klass = out / "class"
+    subprocess.run([sys.executable, str(COURSE / "grader/batch/make_class.py"), lesson, str(klass),
+                    "--copies", str(args.count // 14 + 2), "--count", str(args.count),
+                    "--expect", str(out / "expect.json")], check=True)
+    students = sorted(p.name for p in klass.iterdir())
+
+    # The course's own targets first, so neither way pays for them.
+    subprocess.run(["cmake", "--build", str(args.build_dir), "--target", tests_target,
+                    info["variants"]["solution"]["tests_target"], "grader"], check=True, stdout=subprocess.DEVNULL)
+
+    t0 = time.monotonic()
+    batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
+                 "--seed", str(args.seed), "--force", "--no-build"])
+    batch_s = time.monotonic() - t0
+    (out / "batch.log").write_text(batch.stdout)
+    summary = json.loads((out / "batch" / "logs" / "batch.json").read_text())
+    result = {"lesson": lesson_id, "submissions": len(students), "batch": {"wall_s": batch_s, **summary["seconds"],
+              "builders": summary["builders"], "graders_per_gpu": summary["graders_per_gpu"], "gpus": summary["gpus"]}}
+
+    batch_scores = {}
+    for s in students:
+        report = out / "batch" / "students" / s / "report.json"
+        outcome = json.loads((out / "batch" / "students" / s / "outcome.json").read_text())
+        graded = outcome["state"] == "graded" and report.is_file()
+        batch_scores[s] = json.loads(report.read_text()) if graded else {"state": outcome["state"]}
+
+    if not args.skip_loop:
+        exercise = COURSE / "exercises" / lesson
+        saved = out / "exercise-saved"
+        shutil.copytree(exercise, saved)
+        loop_build = loop_grade = 0.0
+        loop_scores = {}
+        (out / "loop").mkdir()
+        t0 = time.monotonic()
+        try:
+            for s in students:
+                for f in (klass / s).iterdir():
+                    shutil.copy(f, exercise / f.name)
+                b0 = time.monotonic()
+                built = run(["cmake", "--build", str(args.build_dir), "--target", tests_target])
+                loop_build += time.monotonic() - b0
+                if built.returncode != 0:
+                    loop_scores[s] = {"state": "build_failed"}
+                else:
+                    g0 = time.monotonic()
+                    run([grader, "--build-dir", str(args.build_dir), "run", lesson_id, "--no-build", "--sandbox",
+                         "--seed", str(args.seed), "--format", "json", "-o", str(out / "loop" / f"{s}.json")])
+                    loop_grade += time.monotonic() - g0
+                    loop_scores[s] = json.loads((out / "loop" / f"{s}.json").read_text())
+                for f in exercise.iterdir():
+                    shutil.copy(saved / f.name, f) if (saved / f.name).exists() else f.unlink()
+        finally:
+            shutil.rmtree(exercise)
+            shutil.copytree(saved, exercise)
+            run(["cmake", "--build", str(args.build_dir), "--target", tests_target])
+        loop_s = time.monotonic() - t0
+        result["loop"] = {"wall_s": loop_s, "build_s": loop_build, "grade_s": loop_grade}
+
+        differ = []
+        for s in students:
+            a, b = batch_scores[s], loop_scores[s]
+            if "state" in a or "state" in b:
+                if a.get("state") != b.get("state"):
+                    differ.append(f"{s}: batch {a.get('state', 'graded')}, loop {b.get('state', 'graded')}")
+                continue
+            lost = lambda r: {t["id"] for t in r["tests"] if t["status"] != "passed"}
+            if a["score"] != b["score"]:
+                differ.append(f"{s}: batch {a['score']}/{a['max_score']} (lost {sorted(lost(a) - lost(b))}), "
+                              f"loop {b['score']}/{b['max_score']} (lost {sorted(lost(b) - lost(a))})")
+        result["scores_differ"] = differ
+
+    n = len(students)
+    per_min = lambda s: 60.0 * n / s if s > 0 else float("inf")
+    result["batch"]["per_min"] = per_min(batch_s)
+    result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
+    lines = [f"{lesson_id}: {n} submissions",
+             f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
+             f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
+             f"grading {summary['seconds']['grade_summed']:.0f} s summed; timed tests held the GPU "
+             f"{summary['seconds']['gpu_alone']:.1f} s: bound {per_min(summary['seconds']['gpu_alone']):.1f}/min, "
+             f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it"]
+    if "loop" in result:
+        lp = result["loop"]
+        result["speedup"] = lp["wall_s"] / batch_s
+        lines.append(f"  loop:  {lp['wall_s']:.1f} s = {per_min(lp['wall_s']):.1f}/min (build {lp['build_s']:.1f} s, "
+                     f"grading {lp['grade_s']:.1f} s); batch {result['speedup']:.2f}x the loop's throughput")
+        lines.append(f"  scores: {n - len(result['scores_differ'])} of {n} equal" +
+                     "".join(f"\n    differs: {d}" for d in result["scores_differ"]))
+    (out / "bench.json").write_text(json.dumps(result, indent=2) + "\n")
+    print("\n".join(lines))
+    print(f"  (files: {out})")
+
+
+if __name__ == "__main__":
+    main()
