@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <regex>
 #include <set>
 #include <sstream>
 
@@ -171,6 +172,11 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
     renames[library_rel] = scratch_mark + "/build/libsubmission.a";
     renames[program_rel] = scratch_mark + "/build/tests";
 
+    // Files the commands write beside their outputs in the build folder
+    // (CMake 4 has the linker write `.../CMakeFiles/<target>.dir/link.d`) go
+    // to the scratch folder too: the build folder is read-only to a submission.
+    const std::regex written(R"([^\s=,]*CMakeFiles/()" + exercise->tests_target + "|" + lesson.id +
+                             R"(_exercise)\.dir/[^\s=,]*\.d\b)");
     std::set<fs::path> reads;
     for (std::string command : chosen) {
         // Objects before sources: an object's path holds its source's relative path.
@@ -178,6 +184,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
             if (from.ends_with(".o")) replace_all(command, from, to);
         for (const auto& [from, to] : renames)
             if (!from.ends_with(".o")) replace_all(command, from, to);
+        command = std::regex_replace(command, written, scratch_mark + "/build/$1.d");
         collect_reads(command, m.build_dir, reads);
         recipe.commands.push_back(command);
     }
