@@ -53,9 +53,42 @@ TEST(Diagnose, AmbiguousFirstBlockNamesBothCauses) {
     EXPECT_TRUE(contains(why, "ignores blockIdx.x")) << why;
 }
 
+TEST(Diagnose, PackTailOnly) {
+    // A float4 loop with no code for the rest: the last n % 4 = 3 missing, not a block.
+    const std::size_t n = (std::size_t{1} << 20) + 11;
+    const auto why = diagnose(n, 256, [&](std::size_t i) { return i < n - 3; });
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+    EXPECT_TRUE(contains(why, "n % 4 = 3")) << why;
+    EXPECT_FALSE(contains(why, "partial block")) << why;
+    EXPECT_FALSE(contains(why, "launched")) << why;
+}
+
+TEST(Diagnose, PackTailThatIsAlsoAPartialBlockNamesBoth) {
+    // 129 = 128 + 1: one element missing is a grid rounded down, blockIdx
+    // ignored or a float4 loop's tail alike.
+    const auto why = diagnose(129, 128, [](std::size_t i) { return i < 128; });
+    EXPECT_TRUE(contains(why, "only the first 128 elements were written")) << why;
+    EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
+    EXPECT_TRUE(contains(why, "ignores blockIdx.x")) << why;
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+}
+
+TEST(Diagnose, GridRoundedDownLeavesMoreThanATail) {
+    const auto why = diagnose(1023, 256, [](std::size_t i) { return i < 768; });
+    EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
+    EXPECT_FALSE(contains(why, "packs of four")) << why;
+}
+
+TEST(Diagnose, NothingWrittenBelowFourNamesThePackLoopToo) {
+    const auto why = diagnose(1, 256, [](std::size_t) { return false; });
+    EXPECT_TRUE(contains(why, "no element was written")) << why;
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+}
+
 TEST(Diagnose, NothingWritten) {
     const auto why = diagnose(64, 32, [](std::size_t) { return false; });
     EXPECT_TRUE(contains(why, "no element was written")) << why;
+    EXPECT_FALSE(contains(why, "packs of four")) << why;
 }
 
 TEST(Diagnose, WrongValuesNotMissing) {
