@@ -108,3 +108,26 @@ TEST(Diagnose, DescribesAMismatch) {
     EXPECT_EQ(course::testing::describe_mismatch({16777216, 2.0, 3.0}),
               "element 16,777,216: expected 2, got 3");
 }
+
+TEST(Diagnose, NamesTheKnownWrongResultTheOutputEquals) {
+    const std::vector<float> actual{3, 5, 7};
+    const std::vector<course::testing::known_wrong_result> known{
+        {"a*y + x", {3, 5, 7}, "x and y swapped"}, {"x", {1, 1, 1}, "x copied through"}};
+    const auto why = course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y");
+    EXPECT_EQ(why, "every element equals a*y + x instead of a*x + y: x and y swapped");
+}
+
+TEST(Diagnose, KnownWrongResultsTheInputsCannotTellApartNameNoCause) {
+    const std::vector<float> actual{2, 2};
+    const std::vector<course::testing::known_wrong_result> known{{"a*y + x", {2, 2}, "swapped"},
+                                                                 {"a*x", {2, 2}, "y missing"}};
+    const auto why = course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y");
+    EXPECT_TRUE(contains(why, "a*y + x and a*x")) << why;
+    EXPECT_FALSE(contains(why, "swapped")) << why;
+}
+
+TEST(Diagnose, NoKnownWrongResultWhenOneElementDiffers) {
+    const std::vector<float> actual{3, 5, 8};
+    const std::vector<course::testing::known_wrong_result> known{{"a*y + x", {3, 5, 7}, "swapped"}};
+    EXPECT_EQ(course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y"), "");
+}

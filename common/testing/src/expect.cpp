@@ -107,14 +107,34 @@ std::string diagnose_1d(const comparison& c, const std::vector<float>& actual, l
                        with_commas(c.nan), with_commas(c.wrong - c.nan));
 }
 
+std::string diagnose_known_wrong(const std::vector<float>& actual,
+                                 const std::vector<known_wrong_result>& known, tolerance tol,
+                                 const std::string& right_formula) {
+    if (actual.empty()) return {};
+    std::vector<const known_wrong_result*> fits;
+    for (const known_wrong_result& k : known)
+        if (compare(actual, k.values, tol, 0).ok()) fits.push_back(&k);
+    if (fits.empty()) return {};
+    if (fits.size() == 1)
+        return fmt::format("every element equals {} instead of {}: {}", fits[0]->formula, right_formula,
+                           fits[0]->likely_cause);
+    std::string formulas = fits[0]->formula;
+    for (std::size_t i = 1; i < fits.size(); ++i) formulas += " and " + fits[i]->formula;
+    return fmt::format("every element equals {} (these inputs give them the same values) instead of {}",
+                       formulas, right_formula);
+}
+
 void expect_matches(const guarded_output<float>& output, const std::vector<double>& expected,
-                    tolerance tol, launch_1d launch) {
+                    tolerance tol, launch_1d launch, const std::vector<known_wrong_result>& known_wrong,
+                    const std::string& right_formula) {
     const std::vector<float> actual = output.to_host();
     const comparison c = compare(actual, expected, tol);
     if (c.ok()) return;
     std::string message = describe_mismatch(c.examples.front());
     if (c.wrong > 1) message += "\n" + c.summary();
-    if (const std::string why = diagnose_1d(c, actual, launch); !why.empty()) message += "\n" + why;
+    std::string why = diagnose_known_wrong(actual, known_wrong, tol, right_formula);
+    if (why.empty()) why = diagnose_1d(c, actual, launch);
+    if (!why.empty()) message += "\n" + why;
     ADD_FAILURE() << message;
 }
 
