@@ -53,9 +53,42 @@ TEST(Diagnose, AmbiguousFirstBlockNamesBothCauses) {
     EXPECT_TRUE(contains(why, "ignores blockIdx.x")) << why;
 }
 
+TEST(Diagnose, PackTailOnly) {
+    // A float4 loop with no code for the rest: the last n % 4 = 3 missing, not a block.
+    const std::size_t n = (std::size_t{1} << 20) + 11;
+    const auto why = diagnose(n, 256, [&](std::size_t i) { return i < n - 3; });
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+    EXPECT_TRUE(contains(why, "n % 4 = 3")) << why;
+    EXPECT_FALSE(contains(why, "partial block")) << why;
+    EXPECT_FALSE(contains(why, "launched")) << why;
+}
+
+TEST(Diagnose, PackTailThatIsAlsoAPartialBlockNamesBoth) {
+    // 129 = 128 + 1: one element missing is a grid rounded down, blockIdx
+    // ignored or a float4 loop's tail alike.
+    const auto why = diagnose(129, 128, [](std::size_t i) { return i < 128; });
+    EXPECT_TRUE(contains(why, "only the first 128 elements were written")) << why;
+    EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
+    EXPECT_TRUE(contains(why, "ignores blockIdx.x")) << why;
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+}
+
+TEST(Diagnose, GridRoundedDownLeavesMoreThanATail) {
+    const auto why = diagnose(1023, 256, [](std::size_t i) { return i < 768; });
+    EXPECT_TRUE(contains(why, "last, partial block did not run")) << why;
+    EXPECT_FALSE(contains(why, "packs of four")) << why;
+}
+
+TEST(Diagnose, NothingWrittenBelowFourNamesThePackLoopToo) {
+    const auto why = diagnose(1, 256, [](std::size_t) { return false; });
+    EXPECT_TRUE(contains(why, "no element was written")) << why;
+    EXPECT_TRUE(contains(why, "packs of four")) << why;
+}
+
 TEST(Diagnose, NothingWritten) {
     const auto why = diagnose(64, 32, [](std::size_t) { return false; });
     EXPECT_TRUE(contains(why, "no element was written")) << why;
+    EXPECT_FALSE(contains(why, "packs of four")) << why;
 }
 
 TEST(Diagnose, WrongValuesNotMissing) {
@@ -74,4 +107,27 @@ TEST(Diagnose, DescribesAMismatch) {
               "element 128: expected 1.2431, got NaN (never written)");
     EXPECT_EQ(course::testing::describe_mismatch({16777216, 2.0, 3.0}),
               "element 16,777,216: expected 2, got 3");
+}
+
+TEST(Diagnose, NamesTheKnownWrongResultTheOutputEquals) {
+    const std::vector<float> actual{3, 5, 7};
+    const std::vector<course::testing::known_wrong_result> known{
+        {"a*y + x", {3, 5, 7}, "x and y swapped"}, {"x", {1, 1, 1}, "x copied through"}};
+    const auto why = course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y");
+    EXPECT_EQ(why, "every element equals a*y + x instead of a*x + y: x and y swapped");
+}
+
+TEST(Diagnose, KnownWrongResultsTheInputsCannotTellApartNameNoCause) {
+    const std::vector<float> actual{2, 2};
+    const std::vector<course::testing::known_wrong_result> known{{"a*y + x", {2, 2}, "swapped"},
+                                                                 {"a*x", {2, 2}, "y missing"}};
+    const auto why = course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y");
+    EXPECT_TRUE(contains(why, "a*y + x and a*x")) << why;
+    EXPECT_FALSE(contains(why, "swapped")) << why;
+}
+
+TEST(Diagnose, NoKnownWrongResultWhenOneElementDiffers) {
+    const std::vector<float> actual{3, 5, 8};
+    const std::vector<course::testing::known_wrong_result> known{{"a*y + x", {3, 5, 7}, "swapped"}};
+    EXPECT_EQ(course::testing::diagnose_known_wrong(actual, known, {}, "a*x + y"), "");
 }

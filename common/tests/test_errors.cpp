@@ -3,6 +3,7 @@
 #include "course/device_info.hpp"
 #include "course/driver_error.hpp"
 #include "course/error.hpp"
+#include "course/testing/harness.hpp"
 
 // The error path needs no GPU: a failing status is handed straight to the check.
 TEST(Errors, RuntimeCheckThrowsWithNameCallAndPlace) {
@@ -70,4 +71,14 @@ TEST(DeviceInfo, PeakBandwidthFromClockAndBus) {
 TEST(DeviceInfo, VersionString) {
     EXPECT_EQ(course::cuda_version_string(13000), "13.0");
     EXPECT_EQ(course::cuda_version_string(12080), "12.8");
+}
+
+// A sticky error's name picks the words: a misaligned access is not an
+// out-of-bounds one, and a name with no known cause gets none.
+TEST(StickyError, NameChoosesTheCause) {
+    using course::testing::sticky_error_meaning;
+    EXPECT_NE(sticky_error_meaning("cudaErrorMisalignedAddress").find("not aligned"), std::string::npos);
+    EXPECT_EQ(sticky_error_meaning("cudaErrorMisalignedAddress").find("does not own"), std::string::npos);
+    EXPECT_NE(sticky_error_meaning("cudaErrorIllegalAddress").find("does not own"), std::string::npos);
+    EXPECT_EQ(sticky_error_meaning("cudaErrorLaunchFailure"), "a kernel failed");
 }

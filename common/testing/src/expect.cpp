@@ -33,6 +33,44 @@ std::string describe_mismatch(const mismatch& m) {
                        m.actual);
 }
 
+namespace {
+
+// The mistakes that leave the elements from `prefix` on unwritten, and only
+// those: each is named only when the data has exactly its pattern.
+std::vector<std::string> causes_of_unwritten_end(std::size_t n, std::size_t threads, std::size_t prefix) {
+    std::vector<std::string> causes;
+    // A grid rounded down leaves out the last n % threads elements.
+    if (prefix == n / threads * threads && prefix > 0)
+        causes.push_back(fmt::format(
+            "the last, partial block did not run ({} elements need {} blocks of {}: round the grid "
+            "up, blocks = (n + threads - 1) / threads)",
+            with_commas(n), blocks_for(n, threads), threads));
+    // Every block storing into the first block's elements leaves one block's worth.
+    if (prefix == threads)
+        causes.push_back(
+            "every block wrote the first block's elements (the index ignores blockIdx.x: use "
+            "blockIdx.x * blockDim.x + threadIdx.x)");
+    // A loop over packs of four (float4) with no code for the rest leaves the last n % 4.
+    if (n - prefix == n % 4)
+        causes.push_back(fmt::format(
+            "a loop over packs of four elements (float4) left out the last n % 4 = {}, which "
+            "need handling one by one",
+            n % 4));
+    return causes;
+}
+
+// "a" / "a; or b" / "a; b; or c"
+std::string either(const std::vector<std::string>& causes) {
+    std::string text;
+    for (std::size_t i = 0; i < causes.size(); ++i) {
+        if (i > 0) text += i + 1 == causes.size() ? "; or " : "; ";
+        text += causes[i];
+    }
+    return text;
+}
+
+}  // namespace
+
 std::string diagnose_1d(const comparison& c, const std::vector<float>& actual, launch_1d launch) {
     const std::size_t n = c.count;
     const std::size_t threads = launch.threads_per_block;
@@ -40,24 +78,22 @@ std::string diagnose_1d(const comparison& c, const std::vector<float>& actual, l
     const std::size_t prefix = right_prefix(c);
     const bool rest_unwritten = unwritten_from(actual, prefix);
 
-    if (c.nan == n)
-        return "no element was written: was the kernel launched, with at least one block, and "
-               "does each thread store its sum into c?";
-    if (rest_unwritten && prefix == threads && prefix == n / threads * threads)
-        return fmt::format(
-            "only the first {} elements were written: either the last, partial block did not run "
-            "(round the grid up: blocks = (n + threads - 1) / threads), or every block wrote the "
-            "same first elements (the index ignores blockIdx.x: use blockIdx.x * blockDim.x + "
-            "threadIdx.x)",
-            threads);
-    if (rest_unwritten && prefix == n / threads * threads && prefix > 0)
-        return fmt::format(
-            "the last, partial block did not run: {} elements need {} blocks of {}, so round the "
-            "grid up: blocks = (n + threads - 1) / threads",
-            with_commas(n), blocks_for(n, threads), threads);
-    if (rest_unwritten && prefix == threads)
-        return "only the first block's elements were written: the index ignores blockIdx.x. A "
-               "thread's global index is blockIdx.x * blockDim.x + threadIdx.x";
+    if (c.nan == n) {
+        std::string text =
+            "no element was written. Mistakes that give this: no kernel ran (or its launch failed "
+            "and was not checked), or no thread stored into c";
+        if (n < 4)  // with fewer than four elements, a loop over packs of four writes nothing
+            text += fmt::format(
+                "; or a loop over packs of four elements (float4) left out the last n % 4, here all {}",
+                n);
+        return text;
+    }
+    if (rest_unwritten) {
+        const std::vector<std::string> causes = causes_of_unwritten_end(n, threads, prefix);
+        const std::string seen = fmt::format("only the first {} elements were written", with_commas(prefix));
+        if (causes.size() == 1) return seen + ": " + causes.front();
+        if (causes.size() > 1) return seen + ". Mistakes that leave exactly this: " + either(causes);
+    }
     if (rest_unwritten && prefix == blocks_for(n, threads) + threads - 1)
         return "the written elements stop where blockIdx.x + threadIdx.x does: multiply the block "
                "index by the block size, i = blockIdx.x * blockDim.x + threadIdx.x";
@@ -71,14 +107,34 @@ std::string diagnose_1d(const comparison& c, const std::vector<float>& actual, l
                        with_commas(c.nan), with_commas(c.wrong - c.nan));
 }
 
+std::string diagnose_known_wrong(const std::vector<float>& actual,
+                                 const std::vector<known_wrong_result>& known, tolerance tol,
+                                 const std::string& right_formula) {
+    if (actual.empty()) return {};
+    std::vector<const known_wrong_result*> fits;
+    for (const known_wrong_result& k : known)
+        if (compare(actual, k.values, tol, 0).ok()) fits.push_back(&k);
+    if (fits.empty()) return {};
+    if (fits.size() == 1)
+        return fmt::format("every element equals {} instead of {}: {}", fits[0]->formula, right_formula,
+                           fits[0]->likely_cause);
+    std::string formulas = fits[0]->formula;
+    for (std::size_t i = 1; i < fits.size(); ++i) formulas += " and " + fits[i]->formula;
+    return fmt::format("every element equals {} (these inputs give them the same values) instead of {}",
+                       formulas, right_formula);
+}
+
 void expect_matches(const guarded_output<float>& output, const std::vector<double>& expected,
-                    tolerance tol, launch_1d launch) {
+                    tolerance tol, launch_1d launch, const std::vector<known_wrong_result>& known_wrong,
+                    const std::string& right_formula) {
     const std::vector<float> actual = output.to_host();
     const comparison c = compare(actual, expected, tol);
     if (c.ok()) return;
     std::string message = describe_mismatch(c.examples.front());
     if (c.wrong > 1) message += "\n" + c.summary();
-    if (const std::string why = diagnose_1d(c, actual, launch); !why.empty()) message += "\n" + why;
+    std::string why = diagnose_known_wrong(actual, known_wrong, tol, right_formula);
+    if (why.empty()) why = diagnose_1d(c, actual, launch);
+    if (!why.empty()) message += "\n" + why;
     ADD_FAILURE() << message;
 }
 

@@ -55,13 +55,20 @@ std::string test_id(const ::testing::TestInfo& info) {
 }
 
 // The CUDA context is unusable when an error persists past being read once.
-std::string sticky_error_after_test() {
-    if (!course::has_device()) return {};
+cudaError_t sticky_error_after_test() {
+    if (!course::has_device()) return cudaSuccess;
     cudaDeviceSynchronize();
     cudaGetLastError();
-    const cudaError_t status = cudaDeviceSynchronize();
-    if (status == cudaSuccess) return {};
-    return std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
+    return cudaDeviceSynchronize();
+}
+
+// "this test left the GPU in an unusable state (cudaErrorMisalignedAddress:
+// misaligned address): a kernel accessed memory at an address not aligned ..."
+std::string describe_sticky_error(cudaError_t status) {
+    const std::string name = cudaGetErrorName(status);
+    return "this test left the GPU in an unusable state (" + name + ": " + cudaGetErrorString(status) +
+           "): " + course::testing::sticky_error_meaning(name) +
+           ". The remaining tests run in a fresh process.";
 }
 
 class event_stream : public ::testing::EmptyTestEventListener {
@@ -90,20 +97,18 @@ public:
         }
 
         const auto* graded = course::testing::find_graded(test_id(info));
-        std::string sticky;
+        cudaError_t sticky = cudaSuccess;
         if (graded && graded->needs_gpu && !result.Skipped()) sticky = sticky_error_after_test();
-        if (!sticky.empty()) {
+        if (sticky != cudaSuccess) {
             status = "failed";
-            messages.push_back("this test left the GPU in an unusable state (" + sticky +
-                               "): a kernel accessed memory it does not own. The remaining tests "
-                               "run in a fresh process.");
+            messages.push_back(describe_sticky_error(sticky));
         }
         emit({{"event", "end"},
               {"test", test_id(info)},
               {"status", status},
               {"messages", messages},
               {"ms", result.elapsed_time()}});
-        if (!sticky.empty()) std::_Exit(course::testing::sticky_error_exit_code);
+        if (sticky != cudaSuccess) std::_Exit(course::testing::sticky_error_exit_code);
     }
 
     // The end of a run of the tests (a phase): a test it did not start will

@@ -12,6 +12,29 @@
 
 namespace course::testing {
 
+namespace {
+
+// Why a launch of 2048 threads a block returned normally, from the error CUDA
+// still held afterwards: a refusal left unread names the unchecked launch;
+// with none, no such launch was refused, so none was made as asked.
+std::string why_not_refused(cudaError_t pending) {
+    if (pending == cudaErrorInvalidConfiguration || pending == cudaErrorInvalidValue)
+        return fmt::format(
+            "CUDA refused the launch ({} was still pending afterwards): the launch failed and "
+            "nobody noticed.\nCheck every launch with CUDA_CHECK(cudaGetLastError()).",
+            cudaGetErrorName(pending));
+    if (pending != cudaSuccess)
+        return fmt::format("{} was still pending afterwards, and nothing reported it: check every "
+                           "launch with CUDA_CHECK(cudaGetLastError()).",
+                           cudaGetErrorName(pending));
+    return "No launch error was pending afterwards either, so no kernel was launched with 2048 "
+           "threads a block. Possible reasons: the work was done without a kernel (on the host, "
+           "or by a library), the block size asked for was not the one launched, or the launch's "
+           "error was read (cudaGetLastError) and dropped.";
+}
+
+}  // namespace
+
 std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_bytes) {
     std::size_t free_bytes = 0, total_bytes = 0;
     CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
@@ -40,23 +63,27 @@ void expect_bandwidth_share(const std::string& name, const std::function<void(cu
 }
 
 void expect_launch_refused(const std::function<void()>& launch, const std::string& what) {
-    // What happened is evidence: the error code thrown, or -1 for none.
+    // What happened is evidence: the error code thrown, or -1 for none; and,
+    // when none was thrown, the error CUDA still holds (a refused launch
+    // leaves one until cudaGetLastError reads it).
     constexpr int returned_normally = -1;
     int outcome = returned_normally;
+    int pending = cudaSuccess;
     std::string thrown;
     try {
         launch();
-        cudaDeviceSynchronize();
+        pending = cudaGetLastError();
+        if (pending == cudaSuccess) pending = cudaDeviceSynchronize();
     } catch (const cuda_error& e) {
         outcome = static_cast<int>(e.code());
         thrown = e.what();
     }
     const int observed = observe("launch outcome", outcome);
+    pending = observe("error left pending", pending);
     if (observed != outcome) thrown = cudaGetErrorName(static_cast<cudaError_t>(observed));
     if (observed == returned_normally) {
-        ADD_FAILURE() << what << " returned normally, but no GPU runs blocks of more than 1024 "
-                                 "threads: the launch failed and nobody noticed.\n"
-                                 "Check every launch with CUDA_CHECK(cudaGetLastError()).";
+        ADD_FAILURE() << what << " returned normally, but no GPU runs blocks of more than 1024 threads.\n"
+                      << why_not_refused(static_cast<cudaError_t>(pending));
         return;
     }
     // CUDA 12 calls this launch cudaErrorInvalidConfiguration, CUDA 13

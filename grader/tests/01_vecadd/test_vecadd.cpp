@@ -101,6 +101,8 @@ GRADED_PERF_TEST(VecAdd, Bandwidth, 2, "bandwidth >= 60% of this GPU's copy band
         "vecadd", [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); },
         3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.60,
-        "A memory-bound kernel should move data nearly as fast as a copy: make consecutive threads "
-        "touch consecutive elements, and launch enough blocks to fill the GPU.");
+        "A memory-bound kernel should move data nearly as fast as a copy. Common reasons it does "
+        "not: the threads of a warp touch elements far apart (make consecutive threads touch "
+        "consecutive elements), too few blocks to fill the GPU, or the work is not done by a "
+        "kernel at all.");
 }

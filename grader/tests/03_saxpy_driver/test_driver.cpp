@@ -50,6 +50,38 @@ std::vector<double> reference(float a, const std::vector<float>& x, const std::v
     return expected;
 }
 
+// What a saxpy computes when a known mistake is made, and the mistake. The
+// argument array of cuLaunchKernel is where inputs most often get swapped:
+// nothing checks its order against the kernel's parameters.
+std::vector<known_wrong_result> wrong_saxpys(float a, const std::vector<float>& x, const std::vector<float>& y) {
+    const std::size_t n = x.size();
+    std::vector<known_wrong_result> wrong{
+        {"a*y + x", {}, "x and y reached the kernel swapped. The argument array for cuLaunchKernel must "
+                        "list the kernel's parameters in order: a, x, y, out, n"},
+        {"x", {}, "out holds x unchanged: was the right buffer passed as out, or copied back?"},
+        {"y", {}, "out holds y unchanged: was the right buffer passed as out, or copied back?"},
+        {"a*x", {}, "y is not added: check the arguments for y in the argument array"},
+        {"0", {}, "nothing came back into out: was the kernel launched, and out copied back after it, all "
+                "n * sizeof(float) bytes?"}};
+    for (auto& w : wrong) w.values.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        wrong[0].values[i] = double{a} * y[i] + x[i];
+        wrong[1].values[i] = x[i];
+        wrong[2].values[i] = y[i];
+        wrong[3].values[i] = double{a} * x[i];
+        wrong[4].values[i] = 0.0;
+    }
+    return wrong;
+}
+
+// The result of copies that move n bytes for n floats: only the first
+// quarter of the elements (n / 4 floats) make the trip.
+bool only_first_quarter_right(const course::comparison& c) {
+    const std::size_t n = c.count;
+    return n >= 4 && (c.first_wrong == n / 4 || c.first_wrong == (n + 3) / 4) &&
+           c.wrong == n - c.first_wrong;
+}
+
 CUdeviceptr address(course::device_span<const float> span) {
     return reinterpret_cast<CUdeviceptr>(span.data());
 }
@@ -78,7 +110,8 @@ void check_launch(std::size_t n, unsigned threads) {
                            n, threads, nullptr);
     CUDA_CHECK(cudaDeviceSynchronize());
 
-    expect_matches(out, reference(a, x.host, y.host), saxpy_tolerance, launch_1d{threads});
+    expect_matches(out, reference(a, x.host, y.host), saxpy_tolerance, launch_1d{threads},
+                   wrong_saxpys(a, x.host, y.host), "a*x + y");
     expect_guard_untouched(out);
     expect_unchanged(x);
     expect_unchanged(y);
@@ -86,8 +119,9 @@ void check_launch(std::size_t n, unsigned threads) {
 
 // saxpy_driver allocates its own output, so it cannot be poisoned: a result
 // is read by the pattern its wrong elements make.
-void expect_saxpy_result(const std::vector<float>& out, const std::vector<double>& expected,
-                         unsigned threads) {
+void expect_saxpy_result(const std::vector<float>& out, float a, const std::vector<float>& x,
+                         const std::vector<float>& y, unsigned threads) {
+    const std::vector<double> expected = reference(a, x, y);
     if (out.size() != expected.size()) {
         ADD_FAILURE() << fmt::format("saxpy_driver returned {} elements for inputs of {}",
                                      course::with_commas(out.size()), course::with_commas(expected.size()));
@@ -99,16 +133,27 @@ void expect_saxpy_result(const std::vector<float>& out, const std::vector<double
     const std::size_t whole_blocks = n / threads * threads;
     std::string message = describe_mismatch(c.examples.front());
     if (c.wrong > 1) message += "\n" + c.summary();
-    if (c.wrong == n)
-        message += "\nno element is right: was the kernel launched (and checked), and was `out` "
-                   "copied back and the stream synchronised before returning?";
+    const std::string formula = diagnose_known_wrong(out, wrong_saxpys(a, x, y), saxpy_tolerance, "a*x + y");
+    if (!formula.empty())
+        message += "\n" + formula;
+    else if (c.wrong == n)
+        message += "\nno element is right. Mistakes that give this: the kernel did not run (a launch "
+                   "whose status was not checked), `out` was not copied back, or the stream was not "
+                   "synchronised before returning.";
     else if (c.first_wrong == whole_blocks && c.wrong == n - whole_blocks)
         message += fmt::format(
             "\nexactly the last, partial block is wrong: {} elements need {} blocks of {}, so round "
             "the grid up: blocks = (n + threads - 1) / threads",
             course::with_commas(n), (n + threads - 1) / threads, threads);
+    else if (only_first_quarter_right(c))
+        message += fmt::format(
+            "\nexactly the first quarter is right ({} of {} elements) and everything after it is "
+            "wrong: a copy of n bytes instead of n * sizeof(float) moves a quarter of the floats. "
+            "Are the sizes of the copies in bytes?",
+            course::with_commas(c.first_wrong), course::with_commas(n));
     else if (c.wrong == n - c.first_wrong)
-        message += fmt::format("\nevery element from {} on is wrong: does the grid cover all {}?",
+        message += fmt::format("\nevery element from {} on is wrong: does the grid cover all {}, and "
+                               "do the copies move all of them?",
                                course::with_commas(c.first_wrong), course::with_commas(n));
     ADD_FAILURE() << message;
 }
@@ -127,7 +172,7 @@ void check_saxpy_driver(std::size_t n, unsigned threads, bool use_cache = true) 
     const auto y = course::random_floats(n, course::derive_seed(seed(), fmt::format("y{}", n).c_str()));
 
     const std::vector<float> out = observe("result", lesson03::saxpy_driver(a, x, y, options));
-    expect_saxpy_result(out, reference(a, x, y), threads);
+    expect_saxpy_result(out, a, x, y, threads);
 }
 
 double median(std::vector<double> values) {
@@ -220,8 +265,19 @@ GRADED_TEST(Launch, BadBlockSizeReported, 1, "2048 threads per block is reported
         cudaDeviceSynchronize();
     });
     if (launch.kind == observed_call::returned) {
-        ADD_FAILURE() << "a launch with 2048 threads per block returned normally, but no GPU runs "
-                         "blocks of more than 1024 threads: check cuLaunchKernel's status (CU_CHECK)";
+        // Whether a kernel ran tells a refused launch left unchecked from a
+        // launch that was not the one asked for.
+        const std::vector<float> written = out.to_host();
+        const bool all_right = course::compare(written, reference(2.0f, x.host, y.host), saxpy_tolerance).ok();
+        if (all_right)
+            ADD_FAILURE() << "a launch with 2048 threads per block returned normally and out holds the "
+                             "right result, so a kernel ran; no GPU runs blocks of more than 1024 "
+                             "threads, so 2048 did not reach cuLaunchKernel as the block size. Are grid "
+                             "and block swapped? cuLaunchKernel takes the grid's x, y, z first, then "
+                             "the block's.";
+        else
+            ADD_FAILURE() << "a launch with 2048 threads per block returned normally, but no GPU runs "
+                             "blocks of more than 1024 threads: check cuLaunchKernel's status (CU_CHECK)";
     } else if (launch.kind != observed_call::cuda_error) {
         ADD_FAILURE() << "expected the driver's error from cuLaunchKernel, got " << launch.what;
     } else {
@@ -257,7 +313,7 @@ GRADED_TEST(SaxpyDriver, UsesCache, 1, "with a cache directory, saxpy is compile
     const std::vector<float> x(1000, 1.0f), y(1000, 0.5f);
     for (int run = 0; run < 2; ++run) {
         const std::vector<float> out = observe("result", lesson03::saxpy_driver(2.0f, x, y, options));
-        expect_saxpy_result(out, reference(2.0f, x, y), options.threads_per_block);
+        expect_saxpy_result(out, 2.0f, x, y, options.threads_per_block);
     }
     std::size_t files = 0;
     if (fs::is_directory(options.cache_dir))

@@ -97,11 +97,9 @@ void write_file(const fs::path& file, const std::string& bytes) {
     out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
 }
 
-// Runs `compile` expecting a failed compilation; returns the error, or
-// records why the test cannot use what happened.
-template <class Compile>
-std::optional<observed_call> expect_compile_failure(Compile compile, const std::string& what) {
-    const observed_call call = observe_call("compilation", compile);
+// How a compilation that should fail ended: the error, or nothing after
+// recording why the test cannot use what happened.
+std::optional<observed_call> expect_failed_compilation(const observed_call& call, const std::string& what) {
     if (call.kind == observed_call::cuda_error) return call;
     if (call.kind == observed_call::returned)
         ADD_FAILURE() << what << " compiled without complaint: check nvrtcCompileProgram's status, "
@@ -111,6 +109,12 @@ std::optional<observed_call> expect_compile_failure(Compile compile, const std::
                       << "\nThrow lesson03::compile_error(status, name, log): it is a "
                          "course::cuda_error that carries NVRTC's status and log.";
     return std::nullopt;
+}
+
+// Runs `compile` expecting a failed compilation (see above).
+template <class Compile>
+std::optional<observed_call> expect_compile_failure(Compile compile, const std::string& what) {
+    return expect_failed_compilation(observe_call("compilation", compile), what);
 }
 
 }  // namespace
@@ -161,9 +165,24 @@ GRADED_HOST_TEST(Nvrtc, SyntaxErrorShowsLog, 2, "a syntax error throws with NVRT
 }
 
 GRADED_HOST_TEST(Nvrtc, BadOptionReported, 1, "an unknown option throws, naming the option") {
-    const auto error = expect_compile_failure(
-        [] { lesson03::compile_to_ptx(saxpy_source, "saxpy.cu", {"--no-such-option"}); },
-        "a compilation with the option --no-such-option");
+    std::string ptx;
+    const observed_call call = observe_call("compilation", [&] {
+        ptx = lesson03::compile_to_ptx(saxpy_source, "saxpy.cu", {"--no-such-option"});
+    });
+    if (call.kind == observed_call::returned) {
+        // NVRTC makes no PTX with an option it does not know: a whole PTX
+        // shows the option never reached it; none shows a status ignored.
+        if (contains(observe("PTX", std::move(ptx)), ".visible .entry saxpy("))
+            ADD_FAILURE() << "a compilation with the option --no-such-option compiled without complaint "
+                             "and returned PTX with saxpy in it, which NVRTC never makes with an option "
+                             "it does not know: the option never reached NVRTC. Are the options given "
+                             "to nvrtcCompileProgram (count and array of C strings)?";
+        else
+            ADD_FAILURE() << "a compilation with the option --no-such-option compiled without complaint: "
+                             "check nvrtcCompileProgram's status, it does not throw by itself";
+        return;
+    }
+    const auto error = expect_failed_compilation(call, "a compilation with the option --no-such-option");
     if (!error) return;
     EXPECT_EQ(error->code, NVRTC_ERROR_INVALID_OPTION)
         << "expected status NVRTC_ERROR_INVALID_OPTION, got " << error->code_name << ": " << error->what;

@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <limits>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,16 +52,66 @@ inline std::vector<std::string> observed_upstream_errors(const counting_upstream
     return errors;
 }
 
-// The usual reason behind a wrong statistic, from the pattern of the numbers.
-inline std::string explain_stats(pool_stats got, expected_stats e) {
-    if (e.used > 0 && got.used > 0 && got.used < e.used && got.used % lesson04::pool_granularity != 0)
+// The reason behind a wrong statistic, read from the numbers. Each hint
+// names the field that is wrong; it names a cause only where the numbers
+// single one out, and asks about the likely ones otherwise. `held` is what the
+// pool holds from its upstream, which a right pool counts in total_bytes.
+inline std::string explain_used(pool_stats got, expected_stats e) {
+    if (got.used > std::numeric_limits<std::size_t>::max() / 2)  // a count below zero wraps around
+        return fmt::format(
+            "used_bytes() went below zero and wrapped around: {} bytes more were subtracted than "
+            "added. A block subtracted twice (freed twice?) does this.",
+            0 - got.used);
+    if (got.used < e.used && got.used % lesson04::pool_granularity != 0)
         return "used_bytes counts the bytes asked for, not the blocks: sizes round up to a multiple "
                "of 512 (400 bytes take 512)";
-    if (e.n_free > 0 && got.n_free == 0 && got.total < e.total)
-        return "freed blocks went back to the upstream: deallocate should keep them in the pool "
-               "for the next allocate (only free_all_blocks and the limit give them back)";
-    if (got.total < got.used) return "total_bytes must include the blocks in use, not only the free ones";
-    return "";
+    if (got.used > e.used)
+        return fmt::format("used_bytes() is {} bytes too high: does deallocate subtract the block "
+                           "it takes back?",
+                           got.used - e.used);
+    return fmt::format("used_bytes() is {} bytes too low: is a block subtracted twice, or one "
+                       "handed out without being counted?",
+                       e.used - got.used);
+}
+
+inline std::string explain_total(pool_stats got, expected_stats e, std::size_t held) {
+    if (held != got.total && held == e.total)
+        return fmt::format(
+            "total_bytes() is {} but the pool holds {} bytes from its upstream: it still counts "
+            "blocks it gave back. Subtract a block from total_bytes when it goes to the upstream.",
+            got.total, held);
+    if (held != got.total)
+        return fmt::format(
+            "total_bytes() is {} but the pool holds {} bytes from its upstream: every byte taken "
+            "from the upstream and not given back must be counted, and nothing else",
+            got.total, held);
+    // total_bytes matches what the pool holds: the pool holds the wrong amount.
+    if (got.total % lesson04::pool_granularity != 0)
+        return "total_bytes() is not a multiple of 512: the blocks taken from the upstream were "
+               "not rounded up";
+    if (got.used == e.used && e.used > 0 && got.total + e.used == e.total)
+        return "total_bytes() counts only the free blocks: it must include the blocks in use";
+    if (e.n_free > 0 && got.n_free == 0 && got.total == got.used && got.used == e.used)
+        return "the pool holds only the blocks in use and none of the freed ones: freed blocks "
+               "went back to the upstream. deallocate should keep them in the pool for the next "
+               "allocate (only free_all_blocks and the limit give them back)";
+    if (got.total > e.total)
+        return fmt::format(
+            "the pool holds {} bytes more from its upstream than it should: was a new block taken "
+            "where a free one of the same size could serve, or a free block kept that had to go "
+            "back?",
+            got.total - e.total);
+    return fmt::format(
+        "the pool holds {} bytes less from its upstream than it should: did a free block serve a "
+        "request of another size, or a freed block go back to the upstream too early?",
+        e.total - got.total);
+}
+
+inline std::string explain_stats(pool_stats got, expected_stats e, std::size_t held) {
+    std::string why;
+    if (got.used != e.used) why = explain_used(got, e);
+    if (got.total != e.total) why += (why.empty() ? "" : "\n") + explain_total(got, e, held);
+    return why;
 }
 
 // Checks the pool's statistics and that it holds from `upstream` exactly what
@@ -69,6 +120,7 @@ inline std::string explain_stats(pool_stats got, expected_stats e) {
 inline void expect_stats(const lesson04::memory_pool& pool, const counting_upstream& upstream,
                          expected_stats e, const std::string& after) {
     const pool_stats got = observed_stats(pool);
+    const std::size_t held = observe("bytes held from the upstream", upstream.live_bytes());
     std::string wrong;
     if (got.used != e.used)
         wrong += fmt::format("\n  used_bytes()    {:>9}, expected {}", got.used, e.used);
@@ -77,7 +129,7 @@ inline void expect_stats(const lesson04::memory_pool& pool, const counting_upstr
     if (got.n_free != e.n_free)
         wrong += fmt::format("\n  n_free_blocks() {:>9}, expected {}", got.n_free, e.n_free);
     if (!wrong.empty()) {
-        const std::string why = explain_stats(got, e);
+        const std::string why = explain_stats(got, e, held);
         ADD_FAILURE() << after << ":" << wrong << (why.empty() ? "" : "\n" + why);
         return;
     }
@@ -85,7 +137,6 @@ inline void expect_stats(const lesson04::memory_pool& pool, const counting_upstr
     if (free != got.total - got.used)
         ADD_FAILURE() << fmt::format("{}: free_bytes() is {}, but total_bytes() - used_bytes() is {}", after,
                                      free, got.total - got.used);
-    const std::size_t held = observe("bytes held from the upstream", upstream.live_bytes());
     if (held != got.total)
         ADD_FAILURE() << fmt::format(
             "{}: the pool holds {} bytes from its upstream but total_bytes() says {}: every byte taken "

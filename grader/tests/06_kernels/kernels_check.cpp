@@ -65,7 +65,8 @@ input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi) {
 
 template <class T>
 void expect_elements(const std::vector<T>& actual, const expectation& expected,
-                     const std::string& what, const std::function<std::string(std::size_t)>& explain) {
+                     const std::string& what, const std::function<std::string(std::size_t)>& explain,
+                     std::size_t threads_per_block) {
     // The result is evidence: its size is not to be taken on trust either.
     if (actual.size() != expected.value.size()) {
         ADD_FAILURE() << fmt::format("{}: {} elements read back, {} expected", what,
@@ -101,23 +102,40 @@ void expect_elements(const std::vector<T>& actual, const expectation& expected,
                                std::isnan(a) ? " (never written)" : "");
     }
 
-    // The pattern of the wrong elements, and what usually leaves it.
+    // The pattern of the wrong elements, and what leaves it.
     constexpr std::size_t width = 16 / sizeof(T);
     const std::size_t whole = n / width * width;
+    // Everything from `first` on never written, everything before it right.
+    const bool end_unwritten = nan == wrong && wrong == n - first;
     if (nan == n) {
         message += "\nno element was written: is the kernel launched (at least one block), does "
                    "its loop run, and does it store into the output?";
-    } else if (nan == wrong && first_nan == whole && last == n - 1) {
+        if (n < width)  // fewer elements than a pack: a loop over whole packs does nothing
+            message += fmt::format(" With n = {}, below one 16-byte pack of {}, a loop over whole "
+                                   "packs with no code for the tail writes nothing too.",
+                                   n, width);
+    } else if (end_unwritten && first == whole) {
         message += fmt::format(
             "\nonly the last {} element(s) are missing: the tail. {} is not a multiple of {}, the "
             "elements in a 16-byte pack; after the loop over whole packs, the last n % {} elements "
             "must be done one by one.",
             n - whole, course::with_commas(n), width, width);
-    } else if (nan == wrong && last == n - 1) {
+        if (threads_per_block > 0 && n / threads_per_block * threads_per_block == whole)
+            message += " (A grid rounded down, which leaves out the last, partial block, gives the "
+                       "same pattern here.)";
+    } else if (end_unwritten && first == threads_per_block) {
         message += fmt::format(
-            "\nelements {} to {} were never written: the loop stopped early. A grid-stride loop "
-            "runs until i >= n, stepping by gridDim.x * blockDim.x, whatever the grid size.",
-            course::with_commas(first_nan), course::with_commas(n - 1));
+            "\nelements {} to {} were never written; the first {}, one block's worth, are right: "
+            "only one block ran, or every block wrote the first block's elements (the index ignores "
+            "blockIdx.x). Launch enough blocks for n, blocks = (n + threads - 1) / threads, with "
+            "i = blockIdx.x * blockDim.x + threadIdx.x.",
+            course::with_commas(first), course::with_commas(n - 1), threads_per_block);
+    } else if (end_unwritten) {
+        message += fmt::format(
+            "\nelements {} to {} were never written; the ones before are right: the threads stopped "
+            "short of n. Either the grid is too small for n and nothing covers the rest (a grid-stride "
+            "loop runs until i >= n, stepping by gridDim.x * blockDim.x), or a loop ends early.",
+            course::with_commas(first), course::with_commas(n - 1));
     } else if (nan == wrong) {
         message += fmt::format("\n{} elements were never written, scattered from element {} to {}",
                                course::with_commas(nan), course::with_commas(first),
@@ -224,9 +242,9 @@ template input<double> uniform_input<double>(std::size_t, const std::string&, do
 template input<float> integer_input<float>(std::size_t, const std::string&, int, int);
 template input<double> integer_input<double>(std::size_t, const std::string&, int, int);
 template void expect_elements<float>(const std::vector<float>&, const expectation&, const std::string&,
-                                     const std::function<std::string(std::size_t)>&);
+                                     const std::function<std::string(std::size_t)>&, std::size_t);
 template void expect_elements<double>(const std::vector<double>&, const expectation&, const std::string&,
-                                      const std::function<std::string(std::size_t)>&);
+                                      const std::function<std::string(std::size_t)>&, std::size_t);
 template void expect_guard_untouched<float>(const course::testing::guarded_output<float>&, const std::string&);
 template void expect_guard_untouched<double>(const course::testing::guarded_output<double>&, const std::string&);
 template void expect_unchanged<float>(const input<float>&);

@@ -1,8 +1,9 @@
 #pragma once
 // Test helpers for lesson06: inputs of float or double with their host
 // copies, element-by-element checks whose failure messages name the usual
-// mistake (the vector loop's tail left out, a grid-stride loop that stops
-// early, a write past the end), and a count of the kernels a call launches.
+// mistake (the vector loop's tail left out, one block's worth written, the
+// threads stopping short of n, a write past the end), and a count of the
+// kernels a call launches.
 //
 // Everything these helpers read back of the code under test is evidence
 // (course/testing/evidence.hpp): output::result() and the checks of what lies
@@ -97,10 +98,13 @@ struct expectation {
 // written are recognised by their NaN, including the "tail" left by a loop over
 // 16-byte packs (16 / sizeof(T) elements each); `explain` may add a diagnosis
 // of its own for wrong values (it gets the index of the first wrong element).
+// `threads_per_block`, when the test chose it (0: unknown): a result that
+// stops after one block's worth of elements is then read as one.
 template <class T>
 void expect_elements(const std::vector<T>& actual, const expectation& expected,
                      const std::string& what,
-                     const std::function<std::string(std::size_t)>& explain = {});
+                     const std::function<std::string(std::size_t)>& explain = {},
+                     std::size_t threads_per_block = 0);
 
 // Nothing was written after the output's end.
 template <class T>

@@ -63,7 +63,7 @@ void check_multiply_add(std::size_t n, int threads, offsets at = {}) {
         expected.value[i] = product + double{b};
         expected.allowed[i] = 2 * unit_roundoff<T>() * (std::fabs(product) + std::fabs(double{b}));
     }
-    expect_elements(y.result(), expected, what);
+    expect_elements(y.result(), expected, what, {}, static_cast<std::size_t>(threads));
     y.expect_untouched_outside(what);
     expect_unchanged(x1);
     expect_unchanged(x2);

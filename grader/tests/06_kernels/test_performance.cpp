@@ -38,8 +38,9 @@ GRADED_PERF_TEST(Performance, MultiplyAddBandwidth, 2,
         [&](cudaStream_t s) { lesson06::multiply_add(x1.view(), x2.view(), 0.5f, y.view(), 256, s); },
         3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.70,
-        "Read and write 16 bytes at a time (float4 packs) where the spans are aligned, launch a grid "
-        "that fills the GPU, and let a grid-stride loop cover the rest.");
+        "Common reasons a memory-bound kernel falls short: the threads of a warp touch elements far "
+        "apart (consecutive threads should touch consecutive elements), no 16-byte (float4) loads "
+        "and stores where the spans are aligned, or a grid too small to fill the GPU.");
 }
 
 GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 70% of this GPU's copy bandwidth") {

@@ -50,7 +50,7 @@ void check_my_add(std::size_t n, int threads) {
         expected.value[i] = double{x1.host[i]} + double{x2.host[i]};
         expected.allowed[i] = unit_roundoff<T>() * std::fabs(expected.value[i]);  // one rounding
     }
-    expect_elements(y.result(), expected, what);
+    expect_elements(y.result(), expected, what, {}, static_cast<std::size_t>(threads));
     y.expect_untouched_outside(what + " (the kernel needs if (i < n): the last block has threads "
                                       "with no element, and the seed's 25 elements run 487 of them)");
     expect_unchanged(x1);

@@ -148,6 +148,16 @@ std::string describe(const wrong_element& w) {
                        std::fabs(w.actual - w.expected), w.allowed);
 }
 
+// What computed C, which decides the causes a message may name: a race on
+// shared-memory tiles needs tiles, a grid needs a kernel of one's own.
+enum class producer { plain_kernel, tiled_kernel, library };
+
+producer producer_of(const std::string& name) {
+    if (name.rfind("cublas", 0) == 0) return producer::library;
+    if (name == name_of(version::naive)) return producer::plain_kernel;
+    return producer::tiled_kernel;
+}
+
 // Everything the diagnosis looks at.
 struct result_view {
     const host_matrix& a;
@@ -156,6 +166,7 @@ struct result_view {
     const reference_rows& ref;
     error_bound bound;
     int m, n, k;
+    producer by;
 
     float c_at(int i, int j) const { return c[static_cast<std::size_t>(i) * n + j]; }
     double allowed(std::size_t r, int j) const {
@@ -181,6 +192,9 @@ std::string diagnose_unwritten(const result_view& v, std::size_t unwritten) {
             last_row = std::max(last_row, i);
             last_col = std::max(last_col, j);
         }
+    if (last_row < 0 && v.by == producer::library)
+        return "C was never written: every element still holds the NaN it was filled with. Was "
+               "the library call made, and its status checked?";
     if (last_row < 0)
         return "C was never written: every element still holds the NaN it was filled with.\n"
                "Did the kernel run? A launch that fails says so only through "
@@ -189,7 +203,7 @@ std::string diagnose_unwritten(const result_view& v, std::size_t unwritten) {
     for (int i = 0; i < v.m && corner; ++i)
         for (int j = 0; j < v.n && corner; ++j)
             corner = is_poison(v.c_at(i, j)) == (i > last_row || j > last_col);
-    if (corner) {
+    if (corner && v.by != producer::library) {
         auto range = [](const char* one, const char* many, int first, int last) {
             return first == last ? fmt::format("{} {}", one, first)
                                  : fmt::format("{} {} to {}", many, first, last);
@@ -208,6 +222,12 @@ std::string diagnose_unwritten(const result_view& v, std::size_t unwritten) {
             "if (row < M && col < N) instead of skipping a tile that hangs over the edge.",
             last_row + 1, last_col + 1, v.m, v.n, missing);
     }
+    if (v.by == producer::library)
+        return fmt::format(
+            "{} elements of C were never written (still NaN), the first at ({}, {}). The library "
+            "wrote only where it was told C is: check the sizes and the leading dimensions (the "
+            "pitches) passed to it.",
+            with_commas(unwritten), first / v.n, first % v.n);
     return fmt::format(
         "{} elements of C were never written (still NaN), the first at ({}, {}). Each element of "
         "C needs exactly one thread that stores it: check that the grid covers C and that every "
@@ -261,8 +281,11 @@ std::string diagnose_k_tail(const result_view& v, const std::vector<wrong_elemen
 }
 
 // Every wrong element lies in the last, partial row or column of tiles, for
-// some tile size: the whole tiles are right, the edges are not.
-std::string diagnose_edges(const result_view& v, const std::vector<wrong_element>& wrong) {
+// some tile size, and most of those edge elements are wrong: the whole tiles
+// are right, the edges are not. (A few scattered errors that happen to fall
+// there, as a race leaves, are no such pattern.)
+std::string diagnose_edges(const result_view& v, const std::vector<wrong_element>& wrong,
+                           const std::vector<char>& is_wrong) {
     for (int tile = 8; tile <= 128; tile *= 2) {
         // The first row (column) of the partial tiles; m (n) where there is
         // no partial tile after at least one whole one.
@@ -273,6 +296,14 @@ std::string diagnose_edges(const result_view& v, const std::vector<wrong_element
             return w.row >= row_edge || w.col >= col_edge;
         });
         if (!all) continue;
+        std::size_t edge = 0, edge_wrong = 0;
+        for (std::size_t r = 0; r < v.ref.rows.size(); ++r)
+            for (int j = 0; j < v.n; ++j)
+                if (v.ref.rows[r] >= row_edge || j >= col_edge) {
+                    ++edge;
+                    edge_wrong += is_wrong[r * v.n + j];
+                }
+        if (2 * edge_wrong < edge) continue;
         std::string where;
         if (row_edge < v.m) where = fmt::format("row {} or more", row_edge);
         if (col_edge < v.n)
@@ -288,25 +319,60 @@ std::string diagnose_edges(const result_view& v, const std::vector<wrong_element
     return {};
 }
 
-// The errors are far below a wrong index's but far above float32 rounding:
-// the arithmetic itself was done in lower precision.
-std::string diagnose_precision(const result_view& v, const std::vector<wrong_element>& wrong) {
-    double worst = 0;
-    for (const auto& w : wrong) {
-        if (!std::isfinite(w.actual)) return {};
-        const std::size_t r = static_cast<std::size_t>(
-            std::find(v.ref.rows.begin(), v.ref.rows.end(), w.row) - v.ref.rows.begin());
-        const double magnitude = v.ref.magnitude[r * v.n + w.col];
-        if (magnitude == 0) return {};
-        worst = std::max(worst, std::fabs(w.actual - w.expected) / magnitude);
-    }
-    if (worst == 0 || worst > std::ldexp(1.0, -7)) return {};
+// How far the checked elements are from the reference, over all of them.
+struct error_summary {
+    std::size_t checked = 0, wrong = 0;
+    std::size_t computed_nan = 0;  // NaN that is not the poison: the kernel computed it
+    double worst_relative = 0;     // max |c - ref| / sum of |a(i,k) b(k,j)| over the finite ones
+};
+
+// TF32's pattern: nearly every element off by a little (far below a wrong
+// index's error, above float32 rounding), none by much. A few large errors,
+// or errors in some tiles only, are something else.
+std::string diagnose_precision(const error_summary& e) {
+    const bool nearly_all_wrong = e.wrong * 10 >= e.checked * 9;
+    if (!nearly_all_wrong || e.computed_nan > 0) return {};
+    if (e.worst_relative == 0 || e.worst_relative > std::ldexp(1.0, -7)) return {};
     return fmt::format(
-        "the errors are small (up to {:.2g} of the sum of |a(i,k) b(k,j)|, about 2^{:.0f}) but "
-        "larger than float32 arithmetic allows: the inputs were rounded to fewer mantissa bits. "
-        "That is what TF32 tensor-core math does (10 bits instead of 23); it must stay off unless "
-        "asked for: cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH).",
-        worst, std::log2(worst));
+        "nearly every element is off by a little (at most {:.2g} of the sum of |a(i,k) b(k,j)|, "
+        "about 2^{:.0f}), more than float32 arithmetic allows: the inputs were rounded to fewer "
+        "mantissa bits. That is what TF32 tensor-core math does (10 bits instead of 23); it must "
+        "stay off unless asked for: cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH).",
+        e.worst_relative, std::log2(e.worst_relative));
+}
+
+// NaN that the kernel computed (not the poison of an unwritten element) from
+// inputs that hold none: the NaN came from the memory around A and B (row
+// padding, guards), which the test fills with NaN, so something read there.
+std::string diagnose_computed_nan(const result_view& v, const error_summary& e) {
+    if (e.computed_nan == 0) return {};
+    const std::string where = v.by == producer::library
+                                  ? "check the sizes and leading dimensions passed to the library"
+                                  : "check the bounds of every index and loop, e.g. k < K, not "
+                                    "k <= K, and row < M, col < N";
+    return fmt::format(
+        "{} checked element(s) of C hold a NaN that was computed, although A and B hold none. The "
+        "test fills the memory around A and B (row padding, guards) with NaN: something read "
+        "outside A or B. {}.",
+        with_commas(e.computed_nan), where);
+}
+
+// No known pattern: the possible causes, for what computed C.
+std::string unknown_pattern(const result_view& v) {
+    switch (v.by) {
+        case producer::tiled_kernel:
+            return "some elements are wrong, with no pattern the test knows. Two mistakes that give "
+                   "this: a race (a missing __syncthreads() after storing the tiles, or before "
+                   "overwriting them; then which elements are wrong changes from run to run), or a "
+                   "tile loaded wrong.";
+        case producer::plain_kernel:
+            return "some elements are wrong, with no pattern the test knows: check each thread's "
+                   "row and column and the loop along K.";
+        case producer::library:
+            return "some elements are wrong, with no pattern the test knows: check the sizes, "
+                   "transposes and leading dimensions passed to the library.";
+    }
+    return {};
 }
 
 std::string describe_output_guard(const course::testing::guard_report& g,
@@ -342,16 +408,26 @@ std::string judge_product(const result_view& v) {
     std::size_t checked = 0;
     std::vector<wrong_element> wrong;  // a sample, for the messages and the diagnosis
     std::size_t wrong_count = 0;
+    std::vector<char> is_wrong(v.ref.rows.size() * v.n, 0);  // per checked element
+    error_summary errors;
     for (std::size_t r = 0; r < v.ref.rows.size(); ++r)
         for (int j = 0; j < v.n; ++j) {
             ++checked;
             const float actual = v.c_at(v.ref.rows[r], j);
+            const double magnitude = v.ref.magnitude[r * v.n + j];
+            if (std::isfinite(actual) && magnitude > 0)
+                errors.worst_relative = std::max(
+                    errors.worst_relative, std::fabs(actual - v.ref.value[r * v.n + j]) / magnitude);
             if (v.ok(r, j, actual)) continue;
+            if (std::isnan(actual) && !is_poison(actual)) ++errors.computed_nan;
             if (wrong.size() < 64)
                 wrong.push_back({v.ref.rows[r], j, v.ref.value[r * v.n + j], actual,
                                  v.allowed(r, j), is_poison(actual)});
+            is_wrong[r * v.n + j] = 1;
             ++wrong_count;
         }
+    errors.checked = checked;
+    errors.wrong = wrong_count;
 
     if (wrong_count > 0 || unwritten > 0) {
         std::string message =
@@ -364,6 +440,7 @@ std::string judge_product(const result_view& v) {
             message += "\n  " + describe(wrong[i]);
         std::string why;
         if (unwritten) why = diagnose_unwritten(v, unwritten);
+        if (why.empty()) why = diagnose_computed_nan(v, errors);
         if (why.empty() && looks_transposed(v))
             why =
                 "C holds the right numbers in the wrong places: element (i, j) of A x B sits "
@@ -373,14 +450,9 @@ std::string judge_product(const result_view& v) {
                 "for C^T = B^T A^T, which in column-major terms is our row-major C (pass B "
                 "first, then A, sizes N, M, K, the pitches as leading dimensions, no transposes).";
         if (why.empty()) why = diagnose_k_tail(v, wrong);
-        if (why.empty()) why = diagnose_edges(v, wrong);
-        if (why.empty()) why = diagnose_precision(v, wrong);
-        if (why.empty())
-            why =
-                "the wrong elements form no pattern the test knows. If they change from run to "
-                "run, threads read a shared-memory tile before the whole block stored it, or "
-                "overwrote it while others were still reading: __syncthreads() after storing the "
-                "tiles and again after using them.";
+        if (why.empty()) why = diagnose_edges(v, wrong, is_wrong);
+        if (why.empty()) why = diagnose_precision(errors);
+        if (why.empty()) why = unknown_pattern(v);
         return message + "\n" + why;
     }
     return {};
@@ -436,7 +508,7 @@ void check_product(const std::string& name, const multiply_fn& multiply, const p
     const std::vector<float> c = c_dev.to_host();
     const reference_rows ref =
         compute_reference(a, b, rows_to_check(s.m, options.sample_rows), options.identity_b);
-    const result_view v{a, b, c, ref, options.bound, s.m, s.n, s.k};
+    const result_view v{a, b, c, ref, options.bound, s.m, s.n, s.k, producer_of(name)};
 
     if (const std::string verdict = judge_product(v); !verdict.empty()) ADD_FAILURE() << verdict;
 

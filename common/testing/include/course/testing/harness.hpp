@@ -2,6 +2,9 @@
 // The graded-test harness's side of its conversation with the grader (see
 // harness.cpp): flags it understands and the exit code that asks for a fresh
 // process.
+#include <string>
+#include <string_view>
+
 namespace course::testing {
 
 // Printed by `<tests> --graded-list`: the graded tests as JSON, no GPU needed.
@@ -13,6 +16,23 @@ inline constexpr const char* phase2_flag = "--course-then";
 // Exit code after a test left the CUDA context unusable (a sticky error such
 // as an illegal address): the grader starts a fresh process for the rest.
 inline constexpr int sticky_error_exit_code = 86;
+// What a sticky CUDA error says about the kernel that caused it, by the
+// error's name (cudaGetErrorName): each name has its own cause, and a name
+// not listed here gets no cause at all rather than a guessed one.
+inline std::string sticky_error_meaning(std::string_view error_name) {
+    if (error_name == "cudaErrorMisalignedAddress")
+        return "a kernel accessed memory at an address not aligned for the access's size (a float4 "
+               "load or store needs an address that is a multiple of 16 bytes)";
+    if (error_name == "cudaErrorIllegalAddress")
+        return "a kernel accessed memory it does not own (an index past the end of an array, or a "
+               "host or freed pointer)";
+    if (error_name == "cudaErrorAssert") return "an assert() in a kernel failed";
+    if (error_name == "cudaErrorLaunchTimeout") return "a kernel ran too long and was stopped";
+    if (error_name == "cudaErrorIllegalInstruction" || error_name == "cudaErrorInvalidPc")
+        return "a kernel executed an invalid instruction";
+    return "a kernel failed";
+}
+
 // Environment variable naming the file descriptor for result events.
 inline constexpr const char* events_fd_variable = "COURSE_EVENTS_FD";
 // Environment variable naming the library of the code under test, for checks
