@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""`grader batch` end to end on lesson04, whose host tests grade without a
+GPU: a class of a solution, a skeleton, a submission that does not compile
+and one that lacks a file. Checks the gradebook, the per-student reports,
+the class report's data, and that a rerun grades nothing twice.
+
+    batch_end_to_end.py GRADER BUILD_DIR
+"""
+import csv
+import json
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+grader, build = sys.argv[1], sys.argv[2]
+course = pathlib.Path(__file__).resolve().parents[3]
+work = pathlib.Path(tempfile.mkdtemp(prefix="batch-e2e-"))
+failures = []
+
+
+def check(condition, what):
+    if not condition:
+        failures.append(what)
+
+
+try:
+    klass = work / "class"
+    subprocess.run([sys.executable, str(course / "grader/batch/make_class.py"), "4", str(klass), "--count", "3"],
+                   check=True)
+    # A student who handed in one of the two files, in a folder of their own making.
+    (klass / "dora" / "src").mkdir(parents=True)
+    shutil.copy(course / "solutions/04_memory_pools/memory_pool.cu", klass / "dora/src/memory_pool.cu")
+
+    def batch(*extra):
+        return subprocess.run([grader, "--build-dir", build, "batch", "4", str(klass), "-o", str(work / "out"),
+                               "--seed", "3", "--no-build", *extra],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+    first = batch()
+    print(first.stdout)
+    check(first.returncode in (0, 2), f"grader batch exit code {first.returncode}")
+
+    rows = {r["student"]: r for r in csv.DictReader(open(work / "out" / "gradebook.csv", newline=""))}
+    check(sorted(rows) == ["compile_error", "dora", "skeleton", "solution"], f"gradebook rows {sorted(rows)}")
+    host = [c for c in rows["solution"] if c.startswith("MemoryPoolHost.")]
+    check(len(host) >= 5, f"host test columns {host}")
+    check(all(rows["solution"][c] not in ("", "0") for c in host), "the solution lost a host test")
+    check(all(rows["skeleton"][c] == "0" for c in host), "the skeleton earned a host test")
+    check(rows["compile_error"]["score"] == "0" and "did not compile" in rows["compile_error"]["note"],
+          f"compile_error row {rows['compile_error']}")
+    check("missing async_pool.cu" in rows["dora"]["note"], f"dora's note: {rows['dora']['note']}")
+    check(all(rows["dora"][c] not in ("", "0") for c in host if "MemoryPool" in c),
+          "dora's memory_pool.cu is the solution's: its host tests pass")
+
+    report = (work / "out/students/compile_error/report.txt").read_text()
+    check("does not compile" in report and "this line is not C++" in report, "compile_error's report:\n" + report)
+    solution = json.loads((work / "out/students/solution/report.json").read_text())
+    check(any("sandbox" in n for n in solution["notes"]), f"no word on the sandbox: {solution['notes']}")
+    data = json.loads((work / "out/report/class_report.json").read_text())
+    check(data.get("lesson") == "lesson04" or "lesson04" in json.dumps(data)[:200], "class report data")
+
+    # Without a GPU nothing but the build failure is final: a rerun grades the
+    # other three again (their GPU tests are still owed) and skips it.
+    second = batch()
+    print(second.stdout)
+    expected = "1 already graded" if "no GPU" in first.stdout else "4 already graded"
+    check(expected in second.stdout, f"the rerun did not say '{expected}'")
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+
+for f in failures:
+    print("FAILED:", f)
+print("batch end to end:", "ok" if not failures else f"{len(failures)} failure(s)")
+sys.exit(1 if failures else 0)

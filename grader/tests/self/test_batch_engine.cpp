@@ -1,0 +1,113 @@
+// grader batch's engine parts that need no GPU: the gate that gives timed
+// tests their GPU alone, and the per-submission build derived from the
+// course's own build commands.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "batch_build.hpp"
+#include "gpu_gate.hpp"
+#include "manifest.hpp"
+
+namespace grader {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(GpuGate, SharersShareAndAloneWaitsForThemAll) {
+    gpu_gate gate;
+    gate.enter_shared();
+    gate.enter_shared();  // a second sharer does not wait
+    std::atomic<bool> alone{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(alone) << "a timed run started while two runs shared the GPU";
+    gate.leave_shared();
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(alone) << "a timed run started while one run still shared the GPU";
+    gate.leave_shared();
+    timed.join();
+    EXPECT_TRUE(alone);
+}
+
+TEST(GpuGate, AWaitingTimedRunGoesBeforeNewSharers) {
+    gpu_gate gate;
+    gate.enter_shared();
+    std::atomic<int> order{0};
+    int timed_at = 0, sharer_at = 0;
+    std::thread timed([&] {
+        gate.enter_alone();
+        timed_at = ++order;
+        std::this_thread::sleep_for(20ms);
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);  // the timed run is waiting now
+    std::thread sharer([&] {
+        gate.enter_shared();
+        sharer_at = ++order;
+        gate.leave_shared();
+    });
+    std::this_thread::sleep_for(50ms);
+    gate.leave_shared();
+    timed.join();
+    sharer.join();
+    EXPECT_EQ(timed_at, 1) << "a stream of correctness tests must not starve timing";
+    EXPECT_EQ(sharer_at, 2);
+}
+
+TEST(GpuGate, CountsTheTimeHeldAlone) {
+    gpu_gate gate;
+    {
+        gpu_turn turn(&gate);
+        turn.alone();
+        turn.alone();  // once is enough
+        std::this_thread::sleep_for(30ms);
+    }
+    EXPECT_GE(gate.alone_seconds(), 0.025);
+    EXPECT_LT(gate.alone_seconds(), 1.0);
+    gpu_turn nothing(nullptr);  // no gate: nothing to wait for
+    nothing.alone();
+}
+
+TEST(ShellQuote, QuotesOnlyWhatTheShellWouldRead) {
+    EXPECT_EQ(shell_quote("/tmp/a-b_c.d/x=1"), "/tmp/a-b_c.d/x=1");
+    EXPECT_EQ(shell_quote("two words"), "'two words'");
+    EXPECT_EQ(shell_quote("it's $HOME"), "'it'\\''s $HOME'");
+    EXPECT_EQ(shell_quote(""), "''");
+}
+
+// The course's own build (this test's), lesson04: a lesson with two sources.
+TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
+    const manifest m = load_manifest(GRADER_BUILD_DIR);
+    const lesson_info* lesson = m.find("lesson04");
+    ASSERT_NE(lesson, nullptr);
+    const submission_recipe recipe = derive_submission_recipe(m, *lesson);
+    // memory_pool.cu and async_pool.cu, the library, the program.
+    ASSERT_EQ(recipe.commands.size(), 4u);
+    const variant_info* exercise = lesson->variant("exercise");
+    for (const auto& command : recipe.commands) {
+        EXPECT_NE(command.find("@SCRATCH@"), std::string::npos) << command;
+        EXPECT_EQ(command.find((exercise->source_dir / "memory_pool.cu").string()), std::string::npos)
+            << "a submission's build must not read the exercise folder: " << command;
+        EXPECT_EQ(command.find(exercise->library.lexically_relative(m.build_dir).string()), std::string::npos)
+            << "nor write the exercise's library: " << command;
+    }
+    EXPECT_NE(recipe.commands.back().find("@SCRATCH@/build/tests"), std::string::npos);
+    // What the link reuses is shown in the sandbox.
+    const auto reads = [&](const std::string& name) {
+        return std::any_of(recipe.reads.begin(), recipe.reads.end(),
+                           [&](const fs::path& p) { return p.filename() == name; });
+    };
+    EXPECT_TRUE(reads("libcourse_common.a"));
+    EXPECT_TRUE(reads("libcourse_testing_main.a"));
+}
+
+}  // namespace
+}  // namespace grader
