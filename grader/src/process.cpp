@@ -8,8 +8,10 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -166,6 +168,18 @@ exit_status run_command(const std::vector<std::string>& argv, const std::filesys
                         const std::optional<std::filesystem::path>& working_dir) {
     child_process child({argv, {}, output, false, working_dir});
     return child.wait();
+}
+
+std::optional<std::filesystem::path> find_program(const std::string& name) {
+    const char* path = std::getenv("PATH");
+    std::istringstream dirs(path ? path : "");
+    for (std::string dir; std::getline(dirs, dir, ':');) {
+        if (dir.empty()) continue;
+        const std::filesystem::path candidate = std::filesystem::path(dir) / name;
+        std::error_code ec;
+        if (std::filesystem::is_regular_file(candidate, ec) && ::access(candidate.c_str(), X_OK) == 0) return candidate;
+    }
+    return std::nullopt;
 }
 
 std::string file_text(const std::filesystem::path& file) {

@@ -63,6 +63,10 @@ private:
 exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,
                         const std::optional<std::filesystem::path>& working_dir = std::nullopt);
 
+// The program `name` as found on PATH (an executable file), for commands
+// run_command must be given by their full path.
+std::optional<std::filesystem::path> find_program(const std::string& name);
+
 // The whole of a text file; empty when it cannot be read (a log a crashed
 // program never wrote, say).
 std::string file_text(const std::filesystem::path& file);
