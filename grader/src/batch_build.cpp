@@ -10,6 +10,7 @@
 
 #include "context.hpp"
 #include "process.hpp"
+#include "shell_quote.hpp"
 
 namespace grader {
 
@@ -76,14 +77,6 @@ std::string ninja_program(const fs::path& build_dir) {
 }
 
 }  // namespace
-
-std::string shell_quote(const std::string& word) {
-    if (!word.empty() && word.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./=:@+,") == std::string::npos)
-        return word;
-    std::string quoted = "'";
-    for (char c : word) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    return quoted + "'";
-}
 
 fs::path submission_program(const fs::path& scratch) { return scratch / "build" / "tests"; }
 fs::path submission_library(const fs::path& scratch) { return scratch / "build" / "libsubmission.a"; }

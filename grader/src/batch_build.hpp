@@ -61,7 +61,4 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
                               const std::optional<fs::path>& bwrap, const std::vector<fs::path>& hidden,
                               const build_limits& limits);
 
-// 'it'\''s' quoting for /bin/sh.
-std::string shell_quote(const std::string& word);
-
 }  // namespace grader

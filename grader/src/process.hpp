@@ -70,6 +70,10 @@ exit_status run_command(const std::vector<std::string>& argv, const std::filesys
 exit_status run_with_time_limit(const child_process::options& opts, std::chrono::milliseconds limit,
                                 bool& timed_out);
 
+// The program `name` as found on PATH (an executable file), for commands
+// run_command must be given by their full path.
+std::optional<std::filesystem::path> find_program(const std::string& name);
+
 // The whole of a text file; empty when it cannot be read (a log a crashed
 // program never wrote, say).
 std::string file_text(const std::filesystem::path& file);

@@ -131,16 +131,7 @@ bool skeleton::modified() const {
     return false;
 }
 
-std::optional<fs::path> find_git() {
-    const char* path = std::getenv("PATH");
-    std::istringstream dirs(path ? path : "");
-    for (std::string dir; std::getline(dirs, dir, ':');) {
-        if (dir.empty()) continue;
-        const fs::path candidate = fs::path(dir) / "git";
-        if (::access(candidate.c_str(), X_OK) == 0 && fs::is_regular_file(candidate)) return candidate;
-    }
-    return std::nullopt;
-}
+std::optional<fs::path> find_git() { return find_program("git"); }
 
 skeleton find_skeleton(const fs::path& exercise_dir, const std::vector<std::string>& sources,
                        const std::optional<fs::path>& git_program) {

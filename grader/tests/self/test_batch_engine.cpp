@@ -76,13 +76,6 @@ TEST(GpuGate, CountsTheTimeHeldAlone) {
     nothing.alone();
 }
 
-TEST(ShellQuote, QuotesOnlyWhatTheShellWouldRead) {
-    EXPECT_EQ(shell_quote("/tmp/a-b_c.d/x=1"), "/tmp/a-b_c.d/x=1");
-    EXPECT_EQ(shell_quote("two words"), "'two words'");
-    EXPECT_EQ(shell_quote("it's $HOME"), "'it'\\''s $HOME'");
-    EXPECT_EQ(shell_quote(""), "''");
-}
-
 // The course's own build (this test's), lesson04: a lesson with two sources.
 TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
     const manifest m = load_manifest(GRADER_BUILD_DIR);
