@@ -40,6 +40,8 @@ def main():
     ap.add_argument("--build-dir", type=pathlib.Path, default=COURSE / "build")
     ap.add_argument("-o", "--output", type=pathlib.Path)
     ap.add_argument("--seed", type=int, default=4242)
+    ap.add_argument("--timeout", type=int, default=15, help="seconds a test may run, both ways (grader verify's 15)")
+    ap.add_argument("--per-gpu", type=int, help="grader batch --per-gpu")
     ap.add_argument("--skip-loop", action="store_true", help="only the batch (its figures, no comparison)")
     args = ap.parse_args()
     lesson = lesson_dir(args.lesson)
@@ -63,7 +65,8 @@ def main():
 
     t0 = time.monotonic()
     batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
-                 "--seed", str(args.seed), "--force", "--no-build"])
+                 "--seed", str(args.seed), "--force", "--no-build", "--timeout", str(args.timeout)]
+                + (["--per-gpu", str(args.per_gpu)] if args.per_gpu else []))
     batch_s = time.monotonic() - t0
     (out / "batch.log").write_text(batch.stdout)
     summary = json.loads((out / "batch" / "logs" / "batch.json").read_text())
@@ -97,7 +100,8 @@ def main():
                 else:
                     g0 = time.monotonic()
                     run([grader, "--build-dir", str(args.build_dir), "run", lesson_id, "--no-build", "--sandbox",
-                         "--seed", str(args.seed), "--format", "json", "-o", str(out / "loop" / f"{s}.json")])
+                         "--seed", str(args.seed), "--timeout", str(args.timeout), "--format", "json",
+                         "-o", str(out / "loop" / f"{s}.json")])
                     loop_grade += time.monotonic() - g0
                     loop_scores[s] = json.loads((out / "loop" / f"{s}.json").read_text())
                 for f in exercise.iterdir():
