@@ -614,7 +614,8 @@ graded_run run_graded_tests(const run_options& options) {
         if (said.count(id)) settle(*by_id[id], said[id], judge);
 
     if (go && !timed_under_ncu.empty()) {
-        turn.alone();  // ncu serialises the kernels it profiles: no other run's tests beside them
+        // The GPU is taken alone when the test starts (gpu_alone), not while
+        // ncu and the program start up, which takes seconds and no GPU time.
         judge.wait_idle();
         profiler->list_kernels(options);
         // Their own judge: it waits for each claim, which comes once ncu's report is read.
