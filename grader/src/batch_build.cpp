@@ -102,7 +102,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
     const std::string program_rel = exercise->tests.lexically_relative(m.build_dir).string();
     const std::string program_objects = "CMakeFiles/" + exercise->tests_target + ".dir/";
     std::map<std::string, std::string> renames;  // build-folder path -> scratch path, objects first
-    std::vector<std::string> chosen;
+    std::vector<std::pair<std::string, bool>> chosen;  // command, compiles (may run beside the others)
     int compiled = 0;
     bool archived = false, linked = false;
 
@@ -119,7 +119,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
             if (source != lesson.sources.end()) {
                 renames[object] = scratch_mark + "/build/" + *source + ".o";
                 renames[(exercise->source_dir / *source).string()] = scratch_mark + "/src/" + *source;
-                chosen.push_back(command);
+                chosen.emplace_back(command, true);
                 ++compiled;
                 continue;
             }
@@ -139,16 +139,16 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
                 recipe.generated["gen_" + name] = content;
                 renames[object] = scratch_mark + "/build/gen_" + name + ".o";
                 renames[*generated] = scratch_mark + "/build/gen_" + name;
-                chosen.push_back(command);
+                chosen.emplace_back(command, true);
             }
             continue;
         }
         if (contains(words, library_rel) && !contains(words, program_rel)) {
             archived = true;
-            chosen.push_back(command);
+            chosen.emplace_back(command, false);
         } else if (object == program_rel) {
             linked = true;
-            chosen.push_back(command);
+            chosen.emplace_back(command, false);
         }
     }
     std::error_code ec;
@@ -171,7 +171,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
     const std::regex written(R"([^\s=,]*CMakeFiles/()" + exercise->tests_target + "|" + lesson.id +
                              R"(_exercise)\.dir/[^\s=,]*\.d\b)");
     std::set<fs::path> reads;
-    for (std::string command : chosen) {
+    for (auto [command, compiles] : chosen) {
         // Objects before sources: an object's path holds its source's relative path.
         for (const auto& [from, to] : renames)
             if (from.ends_with(".o")) replace_all(command, from, to);
@@ -179,7 +179,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
             if (!from.ends_with(".o")) replace_all(command, from, to);
         command = std::regex_replace(command, written, scratch_mark + "/build/$1.d");
         collect_reads(command, m.build_dir, reads);
-        recipe.commands.push_back(command);
+        (compiles ? recipe.compile : recipe.link).push_back(command);
     }
     recipe.reads.assign(reads.begin(), reads.end());
     return recipe;
@@ -198,8 +198,16 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
         std::ofstream(scratch / "build" / name, std::ios::binary) << content;
     }
 
+    // The files compile side by side, as Ninja would compile them; `wait`
+    // hands each one's status to `set -e`. Then the library and the program.
     std::string script = "set -e\ncd " + shell_quote(recipe.build_dir.string()) + "\n";
-    for (std::string command : recipe.commands) {
+    for (std::size_t i = 0; i < recipe.compile.size(); ++i) {
+        std::string command = recipe.compile[i];
+        replace_all(command, scratch_mark, root);
+        script += fmt::format("( {} ) & compile{}=$!\n", command, i);
+    }
+    for (std::size_t i = 0; i < recipe.compile.size(); ++i) script += fmt::format("wait $compile{}\n", i);
+    for (std::string command : recipe.link) {
         replace_all(command, scratch_mark, root);
         script += command + "\n";
     }

@@ -30,7 +30,9 @@ namespace fs = std::filesystem;
 
 struct submission_recipe {
     fs::path build_dir;                      // the commands run here
-    std::vector<std::string> commands;       // shell command lines; @SCRATCH@ stands for the scratch folder
+    // Shell command lines; @SCRATCH@ stands for the scratch folder.
+    std::vector<std::string> compile;        // one per source: independent of each other
+    std::vector<std::string> link;           // then, in order: the library, the program
     std::map<std::string, std::string> generated;  // build/<name> -> content (@SCRATCH@ replaced): sources
                                                    // CMake generated for the exercise's test program
     std::vector<fs::path> reads;             // what the commands read in the build folder (shown in the sandbox)

@@ -83,16 +83,19 @@ TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
     ASSERT_NE(lesson, nullptr);
     const submission_recipe recipe = derive_submission_recipe(m, *lesson);
     // memory_pool.cu and async_pool.cu, the library, the program.
-    ASSERT_EQ(recipe.commands.size(), 4u);
+    ASSERT_EQ(recipe.compile.size(), 2u);
+    ASSERT_EQ(recipe.link.size(), 2u);
     const variant_info* exercise = lesson->variant("exercise");
-    for (const auto& command : recipe.commands) {
+    std::vector<std::string> commands = recipe.compile;
+    commands.insert(commands.end(), recipe.link.begin(), recipe.link.end());
+    for (const auto& command : commands) {
         EXPECT_NE(command.find("@SCRATCH@"), std::string::npos) << command;
         EXPECT_EQ(command.find((exercise->source_dir / "memory_pool.cu").string()), std::string::npos)
             << "a submission's build must not read the exercise folder: " << command;
         EXPECT_EQ(command.find(exercise->library.lexically_relative(m.build_dir).string()), std::string::npos)
             << "nor write the exercise's library: " << command;
     }
-    EXPECT_NE(recipe.commands.back().find("@SCRATCH@/build/tests"), std::string::npos);
+    EXPECT_NE(recipe.link.back().find("@SCRATCH@/build/tests"), std::string::npos);
     // What the link reuses is shown in the sandbox.
     const auto reads = [&](const std::string& name) {
         return std::any_of(recipe.reads.begin(), recipe.reads.end(),
