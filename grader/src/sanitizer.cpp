@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <regex>
 #include <sstream>
 
@@ -172,7 +173,7 @@ std::optional<sanitizer_finding> open_finding(sanitizer_tool tool, const std::st
         std::string words = m[1].str();
         for (const auto& [code, plain] : hazard_words)
             if (code == m[1].str()) words = plain;
-        f.kind = fmt::format("race on shared memory ({} hazard: {}, no barrier between)", m[1].str(), words);
+        f.kind = fmt::format("race on shared memory ({} hazard: {} with no barrier between)", m[1].str(), words);
         std::string block = m[3].str();
         block.erase(std::remove(block.begin(), block.end(), ' '), block.end());
         f.block = "(" + block + ")";
@@ -181,6 +182,7 @@ std::optional<sanitizer_finding> open_finding(sanitizer_tool tool, const std::st
     if (std::regex_match(header, m, barrier)) {
         std::string detail = m[1].str();
         if (!detail.empty() && detail.back() == '.') detail.pop_back();
+        if (!detail.empty()) detail[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(detail[0])));
         f.kind = detail.empty() ? "barrier error: __syncthreads() not reached by every thread"
                                 : fmt::format("barrier error: {}: __syncthreads() not reached by every thread",
                                               detail);
@@ -201,7 +203,7 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
     static const std::regex thread_block(R"(by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\))");
     static const std::regex hazard_thread(R"((Write|Read) Thread \((\d+, ?\d+, ?\d+)\) at (.*))");
     static const std::regex race_second(R"(and (\w+) access at (.*))");
-    static const std::regex address_is(R"(Address 0x[0-9a-fA-F]+ is (out of bounds|misaligned).*)");
+    static const std::regex address_is(R"((?:Address|Access to) 0x[0-9a-fA-F]+ is (out of bounds|misaligned).*)");
     static const std::regex nearest(R"(and is (.*?)(?: at 0x[0-9a-fA-F]+)?( of size .*))");
     std::smatch m;
     if (text.rfind("at ", 0) == 0 && f.kernel.empty()) {
@@ -212,14 +214,17 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
         f.thread = "(" + m[1].str() + ")";
         f.block = "(" + m[2].str() + ")";
     } else if (std::regex_match(text, m, hazard_thread)) {
+        std::string thread = m[2].str();
+        thread.erase(std::remove(thread.begin(), thread.end(), ' '), thread.end());
+        const code_location where = read_location(m[3].str());
         if (f.thread.empty()) {
-            // The first access named is the earlier one: its thread and line are reported.
-            std::string thread = m[2].str();
-            thread.erase(std::remove(thread.begin(), thread.end(), ' '), thread.end());
+            // The first access named (the write, for RAW) is the finding's thread and line.
             f.thread = "(" + thread + ")";
-            const code_location where = read_location(m[3].str());
             f.kernel = where.kernel;
             f.location = where.location;
+        } else if (f.other_access.empty()) {
+            f.other_access = fmt::format("{} by thread ({}) at {}", m[1].str() == "Write" ? "written" : "read", thread,
+                                         where.location.empty() ? where.kernel : where.location);
         }
     } else if (std::regex_match(text, m, race_second) && f.kind.rfind("race on shared memory between", 0) == 0) {
         const code_location second = read_location(m[2].str());
@@ -237,7 +242,12 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
 
 sanitizer_report parse_sanitizer_report(sanitizer_tool tool, const std::string& text) {
     sanitizer_report report;
-    static const std::regex summary(R"(ERROR SUMMARY: (\d+) errors?.*)");
+    // "ERROR SUMMARY: 96 errors", then perhaps "ERROR SUMMARY: 93 errors were not
+    // printed..."; racecheck's hazard report counts in "RACECHECK SUMMARY: 3
+    // hazards displayed (4096 errors, 0 warnings)" instead.
+    static const std::regex summary(R"(ERROR SUMMARY: (\d+) errors?)");
+    static const std::regex race_summary(R"(RACECHECK SUMMARY: .*\((\d+) errors?, .*)");
+    bool counted = false;
     std::optional<sanitizer_finding> open;
     auto close = [&] {
         // Only errors about a kernel are findings: the others say nothing of the student's code.
@@ -254,8 +264,11 @@ sanitizer_report parse_sanitizer_report(sanitizer_tool tool, const std::string& 
             continue;
         }
         close();
-        if (std::regex_match(line->text, m, summary)) {
-            report.error_count = std::stoi(m[1].str());
+        if (std::regex_match(line->text, m, summary) || std::regex_match(line->text, m, race_summary)) {
+            if (!counted) report.error_count = std::stoi(m[1].str());
+            counted = true;
+        } else if (line->text.rfind("ERROR SUMMARY:", 0) == 0 || line->text.rfind("RACECHECK SUMMARY:", 0) == 0) {
+            // "93 errors were not printed": already counted.
         } else if (auto finding = open_finding(tool, line->text)) {
             open = std::move(finding);
         } else if (line->text.rfind("Error", 0) == 0 || line->text.rfind("ERROR", 0) == 0) {
@@ -271,6 +284,7 @@ std::string describe(const sanitizer_finding& f) {
     if (!f.location.empty()) text += " at " + f.location;
     if (!f.thread.empty()) text += ", thread " + f.thread;
     if (!f.block.empty()) text += (f.thread.empty() ? ", block " : " block ") + f.block;
+    if (!f.other_access.empty()) text += "; " + f.other_access;
     if (!f.address.empty()) text += "; the address is " + f.address;
     return text;
 }

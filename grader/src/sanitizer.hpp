@@ -46,6 +46,7 @@ struct sanitizer_finding {
     std::string thread;    // "(1,0,0)", where the report names one thread
     std::string block;     // "(8,0,0)"
     std::string address;   // what the report says of the address, in its words
+    std::string other_access;  // a race's second access: "read by thread (187,0,0) at tiled.cu:15"
 };
 
 struct sanitizer_report {

@@ -1,7 +1,14 @@
 // Reading compute-sanitizer's reports into findings, the command line that
 // makes them, and how the findings reach a test's messages.
 //
-// SAMPLES: PROVISIONAL (to be replaced by reports captured on the GPU).
+// The reports are compute-sanitizer's own (2025.3.1, CUDA 13.0), captured on
+// an H200 with --print-limit 3 from a probe program built with -lineinfo, one
+// planted bug per tool: a kernel that reads past the end of a 129-element
+// input with 256 threads, a misaligned store, a shared-memory tile read with
+// no __syncthreads() after it was stored, a read of never-written memory, and
+// a __syncthreads() only 16 threads of a warp reach. Only the repeated errors
+// past the first are cut. The older format is cuda-memcheck's (the tool
+// compute-sanitizer replaced), as a log of it shows its lines.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -18,15 +25,16 @@ using grader::sanitizer_tool;
 
 const char* const memcheck_out_of_bounds = R"(========= COMPUTE-SANITIZER
 ========= Invalid __global__ read of size 4 bytes
-=========     at lesson01::vecadd_kernel(course::device_span<const float>, course::device_span<const float>, course::device_span<float>)+0x80 in /work/exercises/01_vecadd/vecadd.cu:18
-=========     by thread (1,0,0) in block (1,0,0)
-=========     Address 0x7f1c2e000204 is out of bounds
-=========     and is 1 bytes after the nearest allocation at 0x7f1c2e000000 of size 516 bytes
+=========     at lesson::vecadd_kernel(lesson::span<const float>, lesson::span<float>)+0xd0 in probe.cu:9
+=========     by thread (96,0,0) in block (1,0,0)
+=========     Access to 0x7f774c800380 is out of bounds
+=========     and is 128 bytes before the nearest allocation at 0x7f774c800400 of size 16,384 bytes
 =========     Saved host backtrace up to driver entry point at kernel launch time
-=========         Host Frame: [0x2f3c7e] in libcuda.so.1
-=========
-========= ERROR SUMMARY: 254 errors
+=========         Host Frame: main [0x8de0] in probe
+========= 
 ========= Target application returned an error
+========= ERROR SUMMARY: 96 errors
+========= ERROR SUMMARY: 93 errors were not printed. Use --print-limit option to adjust the number of printed errors
 )";
 
 TEST(SanitizerReport, NamesAnOutOfBoundsAccessWithKernelLineThreadAndBlock) {
@@ -35,60 +43,96 @@ TEST(SanitizerReport, NamesAnOutOfBoundsAccessWithKernelLineThreadAndBlock) {
     const auto& f = report.findings[0];
     EXPECT_EQ(f.kind, "out-of-bounds read of 4 bytes to global memory");
     EXPECT_EQ(f.kernel, "vecadd_kernel");
-    EXPECT_EQ(f.location, "vecadd.cu:18");
-    EXPECT_EQ(f.thread, "(1,0,0)");
+    EXPECT_EQ(f.location, "probe.cu:9");
+    EXPECT_EQ(f.thread, "(96,0,0)");
     EXPECT_EQ(f.block, "(1,0,0)");
-    EXPECT_EQ(f.address, "1 bytes after the nearest allocation of size 516 bytes");
-    EXPECT_EQ(report.error_count, 254);
+    EXPECT_EQ(f.address, "128 bytes before the nearest allocation of size 16,384 bytes");
+    EXPECT_EQ(report.error_count, 96);  // not the 93 left unprinted
     EXPECT_TRUE(report.tool_errors.empty());
     EXPECT_EQ(grader::describe(f),
               "compute-sanitizer (memcheck): out-of-bounds read of 4 bytes to global memory in vecadd_kernel at "
-              "vecadd.cu:18, thread (1,0,0) block (1,0,0); the address is 1 bytes after the nearest allocation of "
-              "size 516 bytes");
+              "probe.cu:9, thread (96,0,0) block (1,0,0); the address is 128 bytes before the nearest allocation of "
+              "size 16,384 bytes");
 }
 
-// The format before CUDA 12: the location first, the kernel after it.
-const char* const memcheck_older_format = R"(========= Invalid __global__ write of size 4
-=========     at 0x00000070 in /home/user/memcheck_demo.cu:6:unaligned_kernel(void)
+const char* const memcheck_misaligned = R"(========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at lesson::misaligned_kernel(float *)+0x70 in probe.cu:28
 =========     by thread (0,0,0) in block (0,0,0)
-=========     Address 0x400100001 is misaligned
+=========     Access to 0x7fbb86800402 is misaligned
+=========     and is inside the nearest allocation at 0x7fbb86800400 of size 16,384 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x901c] in probe
+========= 
+========= Target application returned an error
+========= ERROR SUMMARY: 32 errors
+========= ERROR SUMMARY: 29 errors were not printed. Use --print-limit option to adjust the number of printed errors
 )";
 
-TEST(SanitizerReport, ReadsTheOlderLocationFormatAndMisalignment) {
-    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_older_format);
+TEST(SanitizerReport, NamesAMisalignedAccess) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_misaligned);
     ASSERT_EQ(report.findings.size(), 1u);
     EXPECT_EQ(report.findings[0].kind, "misaligned write of 4 bytes to global memory");
-    EXPECT_EQ(report.findings[0].kernel, "unaligned_kernel");
-    EXPECT_EQ(report.findings[0].location, "memcheck_demo.cu:6");
+    EXPECT_EQ(report.findings[0].kernel, "misaligned_kernel");
+    EXPECT_EQ(report.findings[0].address, "inside the nearest allocation of size 16,384 bytes");
 }
 
-const char* const racecheck_hazard = R"(========= COMPUTE-SANITIZER
-========= Error: Potential RAW hazard detected at __shared__ 0x84 in block (3,0,0) :
-=========     Write Thread (33,0,0) at tiled_kernel(float *)+0x50 in /work/probe/probe.cu:13
-=========     Read Thread (0,0,0) at tiled_kernel(float *)+0x90 in /work/probe/probe.cu:15
-=========     Current Value : 33, Incoming Value : 0
-=========
-========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+// cuda-memcheck's layout: the location first, the kernel (with its return type) after it.
+const char* const memcheck_older_format = R"(========= Invalid __global__ read of size 8
+=========     at 0x000000c8 in /home/ubuntu/Test0001/Debug/../src/my_helper.cuh:75:void vector_projection<double>(double*, int)
+=========     by thread (9,0,0) in block (0,0,0)
+=========     Address 0x000370e8 is out of bounds
 )";
 
-TEST(SanitizerReport, NamesASharedMemoryHazardWithItsBlockAndThread) {
+TEST(SanitizerReport, ReadsTheOlderLocationFormat) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_older_format);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind, "out-of-bounds read of 8 bytes to global memory");
+    EXPECT_EQ(report.findings[0].kernel, "vector_projection<double>");
+    EXPECT_EQ(report.findings[0].location, "my_helper.cuh:75");
+    EXPECT_EQ(report.findings[0].thread, "(9,0,0)");
+}
+
+// --racecheck-report hazard, which the grader asks for.
+const char* const racecheck_hazard = R"(========= COMPUTE-SANITIZER
+========= Error: Potential RAW hazard detected at __shared__ 0x780 in block (0,0,0) :
+=========     Write Thread (224,0,0) at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
+=========     Read Thread (187,0,0) at lesson::tiled_kernel(float *)+0xc0 in probe.cu:15
+=========     Current Value : 0
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: lesson::tiled_kernel(float*) [0x94f7] in probe
+=========         Host Frame: main [0x8e68] in probe
+========= 
+========= RACECHECK SUMMARY: 3 hazards displayed (4096 errors, 0 warnings)
+)";
+
+TEST(SanitizerReport, NamesASharedMemoryHazardWithBothThreadsAndTheBlock) {
     const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_hazard);
     ASSERT_EQ(report.findings.size(), 1u);
     const auto& f = report.findings[0];
-    EXPECT_EQ(f.kind, "race on shared memory (RAW hazard: read-after-write, no barrier between)");
+    EXPECT_EQ(f.kind, "race on shared memory (RAW hazard: read-after-write with no barrier between)");
     EXPECT_EQ(f.kernel, "tiled_kernel");
     EXPECT_EQ(f.location, "probe.cu:13");
-    EXPECT_EQ(f.thread, "(33,0,0)");
-    EXPECT_EQ(f.block, "(3,0,0)");
+    EXPECT_EQ(f.thread, "(224,0,0)");
+    EXPECT_EQ(f.block, "(0,0,0)");
+    EXPECT_EQ(f.other_access, "read by thread (187,0,0) at probe.cu:15");
+    EXPECT_EQ(report.error_count, 4096);
+    EXPECT_TRUE(report.tool_errors.empty());
+    EXPECT_EQ(grader::describe(f),
+              "compute-sanitizer (racecheck): race on shared memory (RAW hazard: read-after-write with no barrier "
+              "between) in tiled_kernel at probe.cu:13, thread (224,0,0) block (0,0,0); read by thread (187,0,0) at "
+              "probe.cu:15");
 }
 
-const char* const racecheck_summary = R"(========= Error: Race reported between Write access at tiled_kernel(float *)+0x50 in /work/probe/probe.cu:13
-=========     and Read access at tiled_kernel(float *)+0x90 in /work/probe/probe.cu:15 [1020 hazards]
-=========
+// racecheck's default report (--racecheck-report analysis).
+const char* const racecheck_summary = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
+=========     and Read access at lesson::tiled_kernel(float *)+0xc0 in probe.cu:15 [4096 hazards]
+========= 
 ========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
 )";
 
-TEST(SanitizerReport, ReadsTheRaceSummaryFormatToo) {
+TEST(SanitizerReport, ReadsTheRaceAnalysisFormatToo) {
     const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_summary);
     ASSERT_EQ(report.findings.size(), 1u);
     EXPECT_EQ(report.findings[0].kind,
@@ -97,10 +141,16 @@ TEST(SanitizerReport, ReadsTheRaceSummaryFormatToo) {
     EXPECT_TRUE(report.tool_errors.empty());
 }
 
-const char* const initcheck_uninitialised = R"(========= Uninitialized __global__ memory read of size 4 bytes
-=========     at uninit_kernel(const float *, float *)+0x40 in /work/probe/probe.cu:18
-=========     by thread (0,0,0) in block (0,0,0)
-=========     Address 0x7f0e6a000000
+const char* const initcheck_uninitialised = R"(========= COMPUTE-SANITIZER
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at lesson::uninit_kernel(const float *, float *)+0x60 in probe.cu:18
+=========     by thread (32,0,0) in block (0,0,0)
+=========     Address 0x7f5308804480
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x8f0c] in probe
+========= 
+========= ERROR SUMMARY: 256 errors
+========= ERROR SUMMARY: 253 errors were not printed. Use --print-limit option to adjust the number of printed errors
 )";
 
 TEST(SanitizerReport, NamesAReadOfUninitialisedMemory) {
@@ -108,19 +158,28 @@ TEST(SanitizerReport, NamesAReadOfUninitialisedMemory) {
     ASSERT_EQ(report.findings.size(), 1u);
     EXPECT_EQ(report.findings[0].kind, "read of uninitialised global memory (4 bytes never written)");
     EXPECT_EQ(report.findings[0].location, "probe.cu:18");
+    EXPECT_EQ(report.findings[0].thread, "(32,0,0)");
 }
 
-const char* const synccheck_divergent = R"(========= Barrier error detected. Divergent thread(s) in block
-=========     at divergent_kernel(float *)+0x60 in /work/probe/probe.cu:23
-=========     by thread (16,0,0) in block (0,0,0)
+const char* const synccheck_divergent = R"(========= COMPUTE-SANITIZER
+========= Barrier error detected. Divergent thread(s) in warp.
+=========     at lesson::divergent_kernel(float *)+0xc0 in probe.cu:23
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x8f94] in probe
+========= 
+========= Target application returned an error
+========= ERROR SUMMARY: 16 errors
+========= ERROR SUMMARY: 13 errors were not printed. Use --print-limit option to adjust the number of printed errors
 )";
 
 TEST(SanitizerReport, NamesABarrierNotEveryThreadReaches) {
     const auto report = grader::parse_sanitizer_report(sanitizer_tool::synccheck, synccheck_divergent);
     ASSERT_EQ(report.findings.size(), 1u);
     EXPECT_EQ(report.findings[0].kind,
-              "barrier error: Divergent thread(s) in block: __syncthreads() not reached by every thread");
-    EXPECT_EQ(report.findings[0].thread, "(16,0,0)");
+              "barrier error: divergent thread(s) in warp: __syncthreads() not reached by every thread");
+    EXPECT_EQ(report.findings[0].location, "probe.cu:23");
+    EXPECT_EQ(report.error_count, 16);
 }
 
 TEST(SanitizerReport, AToolThatCannotWorkSaysSoAndFindsNothing) {
@@ -207,7 +266,7 @@ TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
     EXPECT_EQ(tools_run, std::vector<std::string>{"memcheck"});  // it found something: no other tool runs
     ASSERT_EQ(tests[1].messages.size(), 2u);
     EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck): out-of-bounds read of 4 bytes", 0), 0u);
-    EXPECT_NE(tests[1].messages[0].find("(254 errors in all; the first is shown)"), std::string::npos);
+    EXPECT_NE(tests[1].messages[0].find("(96 errors in all; the first is shown)"), std::string::npos);
     EXPECT_EQ(tests[1].messages[1], "wrote past the end: 1 element(s) after the last one were changed");
     EXPECT_EQ(tests[1].status, grader::test_status::failed);
     EXPECT_TRUE(notes.empty());
