@@ -105,6 +105,13 @@ function(course_add_lesson dir)
     add_library(${id}_${variant} STATIC ${impl_paths})
     target_include_directories(${id}_${variant} PUBLIC ${lesson_dir})
     target_link_libraries(${id}_${variant} PUBLIC course::common ${L_LIBS})
+    # Line numbers for compute-sanitizer's reports, so that the grader can
+    # name the student's file:line (grader/src/sanitizer.hpp). -lineinfo adds
+    # line tables only: the Compute Sanitizer guide ("Compilation Options")
+    # says it generates line-number information "without affecting the
+    # optimization level", unlike -G, which turns device optimisation off. The
+    # speed tests measure the same machine code.
+    target_compile_options(${id}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
     if(variant MATCHES "^cheat_")
       # A cheat may use the harness's own headers, as a student who read them could.
       target_link_libraries(${id}_${variant} PRIVATE course::testing)

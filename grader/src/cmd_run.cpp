@@ -66,6 +66,7 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.per_test_limit = std::chrono::seconds(args.timeout_s);
     options.only = args.tests;
     options.sandbox = args.sandbox;
+    options.sanitize_every_test = args.sanitize;
     const lesson_report report = grade_variant(m, lesson, variant_name, options);
 
     if (args.output) {

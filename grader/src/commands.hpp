@@ -17,6 +17,7 @@ struct run_args {
     std::string mutant;               // a known-wrong version from grader/mutants
     std::string cheat;                // a known cheat from grader/cheats
     bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
+    bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
     std::string format = "text";      // text, json, gradescope, junit
     std::optional<std::filesystem::path> output;
     std::optional<unsigned long long> seed;

@@ -69,6 +69,8 @@ lesson_report grade_program(const manifest& m, const lesson_info& lesson, const 
     if (!options.device_id.empty()) run.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
     run.max_data_bytes = options.max_data_bytes;
     run.max_processes = options.max_processes;
+    run.sanitize_failures = options.sanitize_failures;
+    run.sanitize_every_test = options.sanitize_every_test;
     if (options.sandbox) {
         run.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
         // Hidden: the references, the known-wrong versions and cheats, and the

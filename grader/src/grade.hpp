@@ -19,6 +19,10 @@ struct grade_options {
     std::chrono::seconds per_test_limit{60};
     std::vector<std::string> only;  // test ids; empty: all
     bool sandbox = false;           // a graded run: hide the course's secrets (sandbox.hpp)
+    // compute-sanitizer's evidence (sanitizer_evidence.hpp): for failed GPU
+    // tests, or (sanitize_every_test, `grader run --sanitize`) for every one.
+    bool sanitize_failures = true;
+    bool sanitize_every_test = false;
 
     // What `grader batch` adds:
     std::optional<std::filesystem::path> bwrap;      // found once for the batch (else looked up per run)

@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "cuda_tool_path.hpp"
 #include "process.hpp"
 
 namespace fs = std::filesystem;
@@ -10,22 +11,6 @@ namespace fs = std::filesystem;
 namespace grader {
 
 namespace {
-
-std::optional<fs::path> find_tool(const char* variable, const std::string& name) {
-    std::vector<fs::path> candidates;
-    if (const char* chosen = std::getenv(variable); chosen && *chosen) candidates.emplace_back(chosen);
-    if (const char* path = std::getenv("PATH")) {
-        std::istringstream dirs(path);
-        for (std::string dir; std::getline(dirs, dir, ':');)
-            if (!dir.empty()) candidates.push_back(fs::path(dir) / name);
-    }
-    candidates.push_back(fs::path("/usr/local/cuda/bin") / name);
-    for (const auto& candidate : candidates) {
-        std::error_code ec;
-        if (fs::is_regular_file(candidate, ec)) return candidate;
-    }
-    return std::nullopt;
-}
 
 // One CSV line's fields: quoted ("a, b"), doubled quotes inside, or bare.
 std::vector<std::string> csv_fields(const std::string& line) {
@@ -65,8 +50,8 @@ std::optional<double> nanoseconds(std::string value, const std::string& unit) {
 
 }  // namespace
 
-std::optional<fs::path> find_ncu() { return find_tool("COURSE_NCU", "ncu"); }
-std::optional<fs::path> find_cuobjdump() { return find_tool("COURSE_CUOBJDUMP", "cuobjdump"); }
+std::optional<fs::path> find_ncu() { return find_cuda_tool("COURSE_NCU", "ncu"); }
+std::optional<fs::path> find_cuobjdump() { return find_cuda_tool("COURSE_CUOBJDUMP", "cuobjdump"); }
 
 std::vector<std::string> ncu_command(const fs::path& ncu, const fs::path& csv_file) {
     return {ncu.string(),       "--csv",         "--metrics",       "gpu__time_duration.sum",

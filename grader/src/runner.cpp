@@ -21,6 +21,7 @@
 #include "course/testing/kernel_profile.hpp"
 #include "kernel_profile.hpp"
 #include "process.hpp"
+#include "sanitizer_evidence.hpp"
 
 namespace grader {
 
@@ -31,6 +32,8 @@ using clock = std::chrono::steady_clock;
 std::filesystem::path evidence_dir(const run_options& options) { return options.log_dir / "evidence"; }
 std::filesystem::path claims_dir(const run_options& options) { return options.log_dir / "claims"; }
 std::filesystem::path profile_dir(const run_options& options) { return options.log_dir / "profile"; }
+// The compute-sanitizer reruns' own logs, evidence and reports.
+std::filesystem::path sanitizer_dir(const run_options& options) { return options.log_dir / "sanitizer"; }
 
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
@@ -474,6 +477,7 @@ void clear_run_files(const run_options& options) {
     std::filesystem::remove_all(evidence_dir(options), ec);
     std::filesystem::remove_all(claims_dir(options), ec);
     std::filesystem::remove_all(profile_dir(options), ec);
+    std::filesystem::remove_all(sanitizer_dir(options), ec);
     for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
         if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
     std::filesystem::create_directories(evidence_dir(options));
@@ -517,6 +521,31 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
         if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
             return no_profile(line.substr(10));
     return attribute_launches(launches, profiler.own, profiler.test_program);
+}
+
+// Reruns tests alone under compute-sanitizer, each in a process of its own
+// (sandboxed where the run is), with logs and evidence apart from the graded
+// run's: the judge has finished with those, and these prove nothing.
+std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests) {
+    if (!options.sanitize_failures && !options.sanitize_every_test) return {};
+    run_options rerun = options;
+    rerun.log_dir = sanitizer_dir(options);
+    std::filesystem::create_directories(evidence_dir(rerun));
+    std::filesystem::create_directories(claims_dir(rerun));  // empty: nothing to wait for
+    const auto reports = rerun.log_dir / "reports";
+    int reruns = 0;
+    sanitizer_options plan;
+    plan.every_test = options.sanitize_every_test;
+    plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
+    plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
+    return add_sanitizer_evidence(
+        tests, plan, reports,
+        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+            test_processes under_tool(rerun, options.tests_program, "record", fmt::format("sanitizer{}", ++reruns),
+                                      limit);
+            under_tool.run_under(tool, reports);
+            under_tool.run({id});
+        });
 }
 
 }  // namespace
@@ -666,6 +695,9 @@ graded_run run_graded_tests(const run_options& options) {
             "repeated, malformed or too long",
             student.ignored_events()));
     note_ignored_events(judge, run.notes);
+    // Every verdict is in: what the tool finds explains them, and changes none.
+    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests);
+    run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
     return run;
 }
 

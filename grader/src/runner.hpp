@@ -66,6 +66,11 @@ struct run_options {
     // Limits on the test program's processes (process.hpp); 0: none.
     long long max_data_bytes = 0;
     long long max_processes = 0;
+    // Evidence from compute-sanitizer (sanitizer_evidence.hpp): failed GPU
+    // correctness tests are rerun under it; with sanitize_every_test
+    // (`grader run --sanitize`) every GPU correctness test is.
+    bool sanitize_failures = true;
+    bool sanitize_every_test = false;
 };
 
 struct graded_run {
