@@ -555,7 +555,8 @@ graded_run run_graded_tests(const run_options& options) {
     clear_run_files(options);
     graded_run run;
     const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
-    gpu_turn turn(options.gate);  // shared now; alone once a timed test is about to start
+    // Shared now; alone once a timed test is about to start.
+    auto turn = std::make_unique<gpu_turn>(options.gate);
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
@@ -625,7 +626,7 @@ graded_run run_graded_tests(const run_options& options) {
     auto gpu_alone = [&](concurrent_judge& busy) {
         return [&](const std::string& id) {
             if (!alone.count(id)) return;
-            turn.alone();
+            turn->alone();
             busy.wait_idle();
             write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
         };
@@ -695,7 +696,10 @@ graded_run run_graded_tests(const run_options& options) {
             "repeated, malformed or too long",
             student.ignored_events()));
     note_ignored_events(judge, run.notes);
-    // Every verdict is in: what the tool finds explains them, and changes none.
+    // Every verdict is in: what the tool finds explains them, and changes
+    // none. It times nothing, so it shares the GPU again.
+    turn.reset();  // out first: a run held alone must let the others in
+    turn = std::make_unique<gpu_turn>(options.gate);
     const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests);
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
     return run;
