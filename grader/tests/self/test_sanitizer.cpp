@@ -351,4 +351,23 @@ TEST(SanitizerEvidence, WithoutTheToolTheRunSaysHowToGetIt) {
     EXPECT_EQ(tests[1].messages.size(), 1u);
 }
 
+TEST(SanitizerEvidence, AfterTwoFailuresTheToolsCannotSeeTheRestAreNotRerun) {
+    fake_sanitizer fake;
+    std::vector<grader::graded_test> tests(4);
+    for (int i = 0; i < 4; ++i) {
+        tests[i].id = "VecAdd.Fails" + std::to_string(i);
+        tests[i].status = grader::test_status::failed;
+    }
+    std::vector<std::string> rerun;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0", "VecAdd.Fails1"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("found nothing in VecAdd.Fails0 and VecAdd.Fails1"), std::string::npos) << notes[0];
+}
+
 }  // namespace
