@@ -35,8 +35,9 @@ struct sanitizer_options {
     std::chrono::milliseconds per_rerun_limit{240'000};
 };
 
-// The budget for failing tests (a normal run) and for --sanitize.
-inline constexpr std::chrono::seconds failure_rerun_budget{60};
+// The budget for failing tests (a normal run: it delays every report with a
+// failure, the student's and a batch's, so it stays small) and for --sanitize.
+inline constexpr std::chrono::seconds failure_rerun_budget{30};
 inline constexpr std::chrono::seconds sanitize_all_budget{600};
 // A rerun's limit, in graded-test time limits.
 inline constexpr int sanitizer_limit_factor = 4;

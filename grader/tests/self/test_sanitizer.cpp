@@ -250,6 +250,9 @@ TEST(SanitizerEvidence, RerunsOnlyFailedOrCrashedCorrectnessTests) {
               (std::vector<std::string>{"VecAdd.Passes", "VecAdd.PartialLastBlock"}));
     tests[1].gpu = false;  // a host test has no kernel to check
     EXPECT_TRUE(grader::tests_to_sanitize(tests, false).empty());
+    tests[1].gpu = true;  // nor has an unfinished part
+    tests[1].messages = {"not implemented yet: lesson01::vecadd in exercises/01_vecadd/vecadd.cu"};
+    EXPECT_TRUE(grader::tests_to_sanitize(tests, false).empty());
 }
 
 TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
