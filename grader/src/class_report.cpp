@@ -95,8 +95,16 @@ double share(int count, int of) { return of == 0 ? 0.0 : static_cast<double>(cou
 }  // namespace
 
 std::string diagnosis_of(const graded_test& test) {
-    const auto lines = test.messages.empty() ? std::vector<std::string>{} : nonblank_lines(test.messages.front());
+    auto lines = test.messages.empty() ? std::vector<std::string>{} : nonblank_lines(test.messages.front());
+    // "(with n = 129, ...)" says which case failed, not what went wrong.
+    lines.erase(std::remove_if(lines.begin(), lines.end(),
+                               [](const std::string& l) { return l.rfind("(with ", 0) == 0 || l.rfind("(+", 0) == 0; }),
+                lines.end());
     if (lines.empty()) return to_string(test.status);
+    // A tool's finding leads with what it found; the thread, block and
+    // addresses after it differ from student to student.
+    if (lines.front().rfind("compute-sanitizer", 0) == 0)
+        return shortened(lines.front().substr(0, lines.front().find(", thread")));
     return shortened(lines.size() > 1 ? lines.back() : lines.front());
 }
 

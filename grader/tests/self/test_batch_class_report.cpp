@@ -89,6 +89,16 @@ TEST(BatchClassReport, ADiagnosisIsTheExplanationThatEndsAFailure) {
               "the test program crashed: signal 11");
     EXPECT_EQ(diagnosis_of(test("T.c", 1, test_status::missing)), "missing");
     EXPECT_EQ(diagnosis_of(test("T.d", 1, test_status::failed, {"  \n  only line  \n\n"})), "only line");
+    // The case that failed is context, not the diagnosis.
+    EXPECT_EQ(diagnosis_of(test("T.e", 1, test_status::failed,
+                                {"wrote past the end: 1 element(s)\nguard the store\n(with n = 129, 128 threads)"})),
+              "guard the store");
+    // A tool's finding, without what differs between students.
+    EXPECT_EQ(diagnosis_of(test("T.f", 1, test_status::failed,
+                                {"compute-sanitizer (memcheck): out-of-bounds read of 4 bytes in k at a.cu:18, thread "
+                                 "(1,0,0) block (3,0,0)",
+                                 "wrote past the end"})),
+              "compute-sanitizer (memcheck): out-of-bounds read of 4 bytes in k at a.cu:18");
 }
 
 TEST(BatchClassReport, NumbersAreMaskedSoOneMistakeCountsOnce) {
