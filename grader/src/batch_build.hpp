@@ -36,6 +36,7 @@ struct submission_recipe {
     std::map<std::string, std::string> generated;  // build/<name> -> content (@SCRATCH@ replaced): sources
                                                    // CMake generated for the exercise's test program
     std::vector<fs::path> reads;             // what the commands read in the build folder (shown in the sandbox)
+    fs::path source_dir;                     // the course (its headers), shown even under a private /tmp
     std::vector<std::string> sources;        // the lesson's source files, written to src/
 };
 

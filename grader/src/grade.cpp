@@ -76,6 +76,7 @@ lesson_report grade_program(const manifest& m, const lesson_info& lesson, const 
         // Hidden: the references, the known-wrong versions and cheats, and the
         // build folder (compiled solutions, other variants' evidence). Shown
         // again: the program's own library, which lesson07's tests read.
+        run.sandbox.kept = {m.source_dir};
         run.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
                               m.source_dir / "grader" / "cheats", m.build_dir};
         run.sandbox.hidden.insert(run.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());

@@ -51,6 +51,8 @@ std::vector<std::string> sandboxed_command(const fs::path& bwrap, const sandbox_
         if (std::string(option) != "--tmpfs") command.push_back(path.string());
     };
     std::error_code ec;
+    for (const auto& path : spec.kept)
+        if (fs::exists(path, ec)) add("--ro-bind", path);
     for (const auto& path : spec.hidden)
         if (fs::exists(path, ec)) add("--tmpfs", path);  // nothing there: nothing to hide
     for (const auto& path : spec.readable) add("--ro-bind", path);

@@ -20,6 +20,10 @@ struct sandbox_spec {
     std::vector<std::filesystem::path> hidden;    // replaced by empty, throw-away folders
     std::vector<std::filesystem::path> readable;  // shown again, read-only (inside a hidden folder, say)
     std::vector<std::filesystem::path> writable;  // shown again, writable (the evidence folder)
+    // Shown read-only although the private /tmp would hide them: the course,
+    // when it is checked out under /tmp (CI clones often are). What `hidden`
+    // names inside them is hidden still.
+    std::vector<std::filesystem::path> kept;
 };
 
 // bubblewrap's `bwrap` on PATH (or $COURSE_BWRAP), if it is there and works here.

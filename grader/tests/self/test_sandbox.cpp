@@ -92,3 +92,14 @@ TEST_F(sandbox_test, ACrashInsideIsNamedByItsSignal) {
     ASSERT_FALSE(run.tests[0].messages.empty());
     EXPECT_NE(run.tests[0].messages[0].find("SIGSEGV"), std::string::npos) << run.tests[0].messages[0];
 }
+
+TEST_F(sandbox_test, ACourseUnderTmpIsKeptAndItsSecretsStayHidden) {
+    // The test's folder is under the temp folder, which the sandbox makes private.
+    const auto course = dir.path() / "course";
+    fs::create_directories(course / "solutions");
+    std::ofstream(course / "lesson.hpp") << "header\n";
+    std::ofstream(course / "solutions" / "answer.cu") << "42\n";
+    grader::sandbox_spec spec{{course / "solutions"}, {}, {}, {course}};
+    EXPECT_EQ(run("cat " + (course / "lesson.hpp").string(), spec).code, 0) << output_text();
+    EXPECT_NE(run("cat " + (course / "solutions" / "answer.cu").string(), spec).code, 0) << output_text();
+}
