@@ -281,8 +281,9 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
 
     if (args.slurm.dry_run) {
         std::cout << file_text(script);
-        std::cout << fmt::format("\ndry run: nothing submitted. The script above is {}; submitted by hand, its "
-                                 "tasks write their results into {}.\n",
+        std::cout << fmt::format("\ndry run: nothing submitted. The script above is {}; submitted by hand "
+                                 "(sbatch), its tasks write their results into {}, and this command run again "
+                                 "afterwards submits only what has none and writes the gradebook.\n",
                                  script.string(), cache.root().string());
         return all_passed;
     }
