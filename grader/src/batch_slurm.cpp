@@ -151,8 +151,8 @@ std::string why_not_graded(const slurm_job_record& record, const chunk_end& chun
                            tasks, last_words_of(record, chunk));
     switch (verdict_of(chunk.task.state)) {
         case task_verdict::killed:
-            return fmt::format("infrastructure: {} {}{}", tasks, describe_end(chunk.task),
-                               chunk.runs > 1 ? ", both times" : "");
+            if (chunk.runs > 1) return fmt::format("infrastructure: {} in both runs ({})", describe_end(chunk.task), tasks);
+            return fmt::format("infrastructure: {} {}", tasks, describe_end(chunk.task));
         case task_verdict::failed:
             return fmt::format("the grader's command failed on the node ({}: {}, exit code {}); {}", tasks,
                                chunk.task.state, chunk.task.exit_code, last_words_of(record, chunk));
