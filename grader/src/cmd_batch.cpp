@@ -87,8 +87,12 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     if (args.build) build_course_for_batch(m, lesson);
     const submission_recipe recipe = derive_submission_recipe(m, lesson);
     const fs::path logs = out / "logs";
-    fs::create_directories(logs);
-    const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, logs);
+    // The tasks of a cluster job start together, sharing OUT: each lists the
+    // tests into a folder of its own.
+    const std::string chunk_index = args.chunk.substr(0, args.chunk.find('/'));
+    const fs::path listing_dir = args.chunk.empty() ? logs : logs / ("chunk-" + chunk_index);
+    fs::create_directories(listing_dir);
+    const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, listing_dir);
     const std::string commit = course_commit(m.source_dir);
 
     // What is left to grade.
@@ -186,8 +190,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                                  {"grade_summed", stats.grade_s},
                                  {"gpu_alone", stats.gpu_alone_s}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
-    const std::string summary_name = args.chunk.empty() ? "batch.json"
-                                                        : fmt::format("batch-chunk-{}.json", args.chunk.substr(0, args.chunk.find('/')));
+    const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
     write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
 
     std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded{}\n", lesson.id, graded,

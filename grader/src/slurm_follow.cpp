@@ -109,9 +109,11 @@ void run_again(slurm_job_record& record, slurm_commands& slurm, const std::vecto
     spec.made_by = fmt::format("grader batch, running again the tasks of job {} that Slurm killed", first_job);
     const fs::path script = record.out / "slurm" / fmt::format("rerun-{}.sbatch", first_job);
     write_file_atomically(script, slurm_batch_script(spec));
-    for (int index : indices)
+    for (int index : indices) {
+        const slurm_task& task = chunks[index].task;
         std::cout << fmt::format("task {}_{}: {}; running it again\n", chunks[index].job_id, index,
-                                 describe_end(chunks[index].task));
+                                 task.state.empty() ? "ended, and Slurm no longer remembers how" : describe_end(task));
+    }
     const std::string id = slurm.submit(script);
     record.jobs.push_back({id, indices, script});
     save_slurm_job_record(record);
