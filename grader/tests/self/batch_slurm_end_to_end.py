@@ -164,7 +164,7 @@ def cluster():
         jobs = json.loads((slow_out / "logs/slurm-job.json").read_text())["jobs"]
         check(len(jobs) == 2 and jobs[1]["tasks"] == [0], f"jobs {jobs}")
         print("Slurm's view of every job at the end:")
-        print(run("squeue", "--states=all", "--array", "-o", "%.10i %.9P %.14j %.11T %.10M %.12R", env=env).stdout)
+        run("squeue", "--states=all", "--array", "-o", "%.10i %.9P %.14j %.11T %.10M %.12R", env=env)
     finally:
         run("/bin/bash", local_cluster, "stop", cluster_dir)
     return 0
