@@ -1,9 +1,11 @@
 #include "batch_build.hpp"
 
 #include <fmt/format.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -81,6 +83,16 @@ std::string ninja_program(const fs::path& build_dir) {
 fs::path submission_program(const fs::path& scratch) { return scratch / "build" / "tests"; }
 fs::path submission_library(const fs::path& scratch) { return scratch / "build" / "libsubmission.a"; }
 
+void build_course_for_batch(const manifest& m, const lesson_info& lesson) {
+    std::cout << fmt::format("building the course's {} tests and judge...\n", lesson.id) << std::flush;
+    const build_result built =
+        build_targets(m, {lesson.variant("exercise")->tests_target, lesson.variant("solution")->tests_target});
+    if (!built.ok)
+        throw user_error(build_error, fmt::format("the course itself does not build, so no submission can be "
+                                                  "graded: {}\n  full log: {}",
+                                                  built.digest, built.log.string()));
+}
+
 submission_recipe derive_submission_recipe(const manifest& m, const lesson_info& lesson) {
     const variant_info* exercise = lesson.variant("exercise");
     if (!exercise) throw user_error(build_error, not_derivable(lesson, "it has no exercise build"));
@@ -91,7 +103,10 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
     if (!fs::exists(m.build_dir / "build.ninja"))
         throw user_error(build_error, not_derivable(lesson, "it has no build.ninja (another CMake generator made it)"));
 
-    const fs::path listing = m.build_dir / fmt::format("grader-batch-{}-commands.txt", lesson.id);
+    // A file of this process's own, outside the build folder: the tasks of a
+    // cluster job derive the recipe at the same time from one shared build
+    // folder, which they only read.
+    const fs::path listing = fs::temp_directory_path() / fmt::format("grader-batch-{}-commands-{}.txt", lesson.id, getpid());
     const exit_status status =
         run_command({ninja_program(m.build_dir), "-C", m.build_dir.string(), "-t", "commands", exercise->tests_target}, listing);
     if (status.signaled || status.code != 0)

@@ -28,6 +28,12 @@ namespace grader {
 
 namespace fs = std::filesystem;
 
+// Builds the course's own test programs of the lesson (the exercise's, whose
+// objects every submission's build reuses, and the solution's: the judge),
+// saying so on stdout. Throws user_error (build_error) when the course itself
+// does not build: then no submission could be graded.
+void build_course_for_batch(const manifest& m, const lesson_info& lesson);
+
 struct submission_recipe {
     fs::path build_dir;                      // the commands run here
     // Shell command lines; @SCRATCH@ stands for the scratch folder.

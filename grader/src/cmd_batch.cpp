@@ -13,12 +13,13 @@
 
 #include "atomic_file.hpp"
 #include "batch_engine.hpp"
+#include "batch_outputs.hpp"
+#include "batch_selection.hpp"
+#include "batch_slurm.hpp"
 #include "build.hpp"
-#include "class_report.hpp"
 #include "commands.hpp"
 #include "context.hpp"
 #include "course_commit.hpp"
-#include "gradebook.hpp"
 #include "progress_bar.hpp"
 #include "result_cache.hpp"
 #include "runner.hpp"
@@ -45,24 +46,6 @@ void on_interrupt(int) {
     [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
 }
 
-std::optional<submissions_kind> kind_from(const std::string& name) {
-    if (name == "folders") return submissions_kind::student_folders;
-    if (name == "classroom") return submissions_kind::classroom_clones;
-    if (name == "gradescope") return submissions_kind::gradescope_export;
-    return std::nullopt;
-}
-
-// "2/8" -> the submissions of part 2 (counting from 0) of 8 nearly equal parts.
-std::pair<std::size_t, std::size_t> chunk_range(const std::string& chunk, std::size_t count) {
-    unsigned index = 0, parts = 0;
-    char slash = 0;
-    std::istringstream in(chunk);
-    if (!(in >> index >> slash >> parts) || slash != '/' || parts == 0 || index >= parts || !in.eof())
-        throw user_error(usage_error, fmt::format("--chunk {}: write it as I/N with 0 <= I < N, e.g. --chunk 0/4",
-                                                  chunk));
-    return {count * index / parts, count * (index + 1) / parts};
-}
-
 long long parse_memory(const std::string& text) {
     std::size_t used = 0;
     double number = 0;
@@ -81,11 +64,6 @@ long long parse_memory(const std::string& text) {
     return static_cast<long long>(number * scale);
 }
 
-std::string minutes_and_seconds(double s) {
-    const int whole = static_cast<int>(s + 0.5);
-    return whole >= 60 ? fmt::format("{}m{:02}s", whole / 60, whole % 60) : fmt::format("{}s", whole);
-}
-
 // The folders a student's build and tests must not see beyond the course's
 // own secrets: the class's submissions, the batch's results, other scratch folders.
 std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<fs::path>& batch_paths) {
@@ -97,62 +75,32 @@ std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<
 }  // namespace
 
 int cmd_batch(const common_args& common, const batch_args& args) {
-    const manifest m = open_build(common.build_dir);
-    const lesson_info& lesson = find_lesson(m, args.lesson);
-
-    const fs::path submissions_path = fs::absolute(args.submissions).lexically_normal();
-    const fs::path out = fs::absolute(args.output.value_or(fs::path("batch-" + lesson.id))).lexically_normal();
-    check_output_path(m, out);
-    if (auto rel = out.lexically_relative(submissions_path); !rel.empty() && *rel.begin() != "..")
-        throw user_error(usage_error, fmt::format("the batch folder {} lies inside SUBMISSIONS; nothing is ever "
-                                                  "written there: choose another with -o",
-                                                  out.string()));
-    std::optional<submissions_kind> kind;
-    if (args.kind != "auto") kind = kind_from(args.kind);
-    const std::optional<std::pair<std::size_t, std::size_t>> chunk_only =
-        args.chunk.empty() ? std::nullopt : std::optional(chunk_range(args.chunk, 0));  // checked early
-
-    // The class.
-    const submission_set set = read_submissions(submissions_path, rules_for(lesson), kind);
-    std::cout << fmt::format("{}: {} submission(s) in {} ({})\n", lesson.id, set.submissions.size(),
-                             submissions_path.string(), to_string(set.kind));
-    for (const auto& note : set.notes) std::cout << "  note: " << note << "\n";
-    std::size_t first = 0, last = set.submissions.size();
-    if (chunk_only) std::tie(first, last) = chunk_range(args.chunk, set.submissions.size());
+    if (args.lesson == "collect") return collect_slurm_batch(common, args.submissions);
+    if (args.engine == "slurm") return run_slurm_batch(common, args);
+    const batch_class klass = open_batch_class(common, args);
+    const manifest& m = klass.course;
+    const lesson_info& lesson = klass.lesson;
+    const fs::path& out = klass.out;
+    const std::vector<const submission*>& chosen = klass.chosen;
 
     // The course: its own targets built, and the per-submission build derived from them.
-    if (args.build) {
-        std::cout << fmt::format("building the course's {} tests and judge...\n", lesson.id) << std::flush;
-        const build_result built = build_targets(m, {lesson.variant("exercise")->tests_target,
-                                                     lesson.variant("solution")->tests_target});
-        if (!built.ok)
-            throw user_error(build_error, fmt::format("the course itself does not build, so no submission can be "
-                                                      "graded: {}\n  full log: {}",
-                                                      built.digest, built.log.string()));
-    }
+    if (args.build) build_course_for_batch(m, lesson);
     const submission_recipe recipe = derive_submission_recipe(m, lesson);
     const fs::path logs = out / "logs";
-    fs::create_directories(logs);
-    const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, logs);
+    // The tasks of a cluster job start together, sharing OUT: each lists the
+    // tests into a folder of its own.
+    const std::string chunk_index = args.chunk.substr(0, args.chunk.find('/'));
+    const fs::path listing_dir = args.chunk.empty() ? logs : logs / ("chunk-" + chunk_index);
+    fs::create_directories(listing_dir);
+    const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, listing_dir);
     const std::string commit = course_commit(m.source_dir);
 
     // What is left to grade.
     const result_cache cache(out / "students");
-    std::vector<batch_job> jobs;
-    std::vector<batch_result> results;
-    std::size_t skipped = 0;
-    for (std::size_t i = first; i < last; ++i) {
-        const submission& s = set.submissions[i];
-        const std::string key = content_key(lesson.id, commit, s.files);
-        if (!args.force && cache.is_done(s.student, key)) {
-            if (auto stored = cache.load(s.student)) {
-                results.push_back(std::move(*stored));
-                ++skipped;
-                continue;
-            }
-        }
-        jobs.push_back({&s, key});
-    }
+    batch_todo todo = sort_out_graded(chosen, lesson.id, commit, cache, args.force);
+    const std::vector<batch_job>& jobs = todo.to_grade;
+    std::vector<batch_result> results = std::move(todo.already_graded);
+    const std::size_t skipped = results.size();
     if (skipped > 0) std::cout << fmt::format("{} already graded with these files and this course (--force regrades them)\n", skipped);
 
     // How: sandboxed where bubblewrap works; on every GPU here.
@@ -161,11 +109,13 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
     settings.builders = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, cpus / 2));
     settings.graders_per_gpu = args.per_gpu;
-    settings.scratch_root = args.scratch ? fs::absolute(*args.scratch)
-                                         : fs::temp_directory_path() / fmt::format("grader-batch-{}", getpid());
+    // A folder of this run's own, removed at the end: never --scratch itself
+    // (it may be /tmp, or a cluster node's $TMPDIR).
+    settings.scratch_root = (args.scratch ? fs::absolute(*args.scratch) : fs::temp_directory_path()) /
+                            fmt::format("grader-batch-{}", getpid());
     settings.keep_scratch = args.keep_scratch;
     settings.bwrap = find_bubblewrap();
-    settings.hidden = hidden_from_students(m, {submissions_path, out, settings.scratch_root});
+    settings.hidden = hidden_from_students(m, {klass.submissions_path, out, settings.scratch_root});
     settings.build.time = std::chrono::seconds(args.build_timeout_s);
     settings.build.max_data_bytes = parse_memory(args.memory);
     settings.grading.seed = args.seed.value_or(std::random_device{}() % 100000);
@@ -219,20 +169,13 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     if (!settings.keep_scratch) fs::remove_all(settings.scratch_root, ec);
 
     // What the batch came to.
-    int graded = 0, failed_builds = 0, not_graded_count = 0;
-    for (const auto& r : results) {
-        switch (r.state()) {
-            case batch_result::outcome::graded: ++graded; break;
-            case batch_result::outcome::build_failed: ++failed_builds; break;
-            case batch_result::outcome::not_graded: ++not_graded_count; break;
-        }
-    }
-    const std::size_t left = (last - first) - results.size();
+    const auto [graded, failed_builds, not_graded_count] = count_outcomes(results);
+    const std::size_t left = chosen.size() - results.size();
     json summary = {{"lesson", lesson.id},
                     {"course_commit", commit},
                     {"seed", settings.grading.seed},
                     {"chunk", args.chunk},
-                    {"submissions", last - first},
+                    {"submissions", chosen.size()},
                     {"graded", graded},
                     {"build_failed", failed_builds},
                     {"not_graded", not_graded_count},
@@ -247,8 +190,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                                  {"grade_summed", stats.grade_s},
                                  {"gpu_alone", stats.gpu_alone_s}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
-    const std::string summary_name = args.chunk.empty() ? "batch.json"
-                                                        : fmt::format("batch-chunk-{}.json", args.chunk.substr(0, args.chunk.find('/')));
+    const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
     write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
 
     std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded{}\n", lesson.id, graded,
@@ -261,18 +203,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
             minutes_and_seconds(stats.wall_s), stats.graded, 60.0 * stats.graded / std::max(stats.wall_s, 1e-9),
             stats.build_s, stats.grade_s, stats.gpu_alone_s);
 
-    if (args.report && args.chunk.empty()) {
-        write_gradebook(out / "gradebook.csv", results);
-        std::cout << "gradebook: " << (out / "gradebook.csv").string() << "\n";
-        const json data = class_report_data(lesson.id, lesson.title, results);
-        try {
-            write_class_report(data, out / "report", class_report_script(m));
-            std::cout << "class report: " << (out / "report" / "class_report.html").string() << "\n";
-        } catch (const user_error& e) {
-            write_file_atomically(out / "report" / "class_report.json", data.dump(2) + "\n");
-            std::cout << "class report not drawn: " << e.what() << "\n";
-        }
-    }
+    if (args.report && args.chunk.empty() && !args.only_students) write_class_outputs(m, lesson, out, results);
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     if (left > 0 || not_graded_count > 0) return not_graded;
     return all_passed;

@@ -85,8 +85,21 @@ struct reset_args {
 };
 int cmd_reset(const common_args& common, const reset_args& args);
 
+// `grader batch --engine slurm`: how the job array is asked for (batch_slurm.hpp).
+struct slurm_batch_options {
+    std::string partition, account, qos;   // empty: the cluster's defaults
+    std::vector<std::string> sbatch_options;  // passed through: "--constraint=h100"
+    int throttle = 0;                      // array tasks running at once; 0: no limit
+    int chunk_size = 8;                    // submissions per array task
+    int gpus_per_task = 1;                 // --gres=gpu:N; 0: none
+    int cpus_per_task = 4;                 // the task's builders
+    int time_limit_minutes = 0;            // per task; 0: the worst case from the lesson's limits
+    bool wait = true;                      // follow the job until it ends (--no-wait: submit and return)
+    bool dry_run = false;                  // write and print the script, submit nothing
+};
+
 struct batch_args {
-    std::string lesson;
+    std::string lesson;                           // or "collect": then SUBMISSIONS is a batch folder
     std::filesystem::path submissions;            // folders, Classroom clones or a Gradescope export
     std::optional<std::filesystem::path> output;  // the batch's folder (default: ./batch-LESSON)
     std::string kind = "auto";                    // auto, folders, classroom, gradescope
@@ -102,6 +115,9 @@ struct batch_args {
     bool keep_scratch = false;
     std::string chunk;                            // "i/N": only the i-th of N equal parts (a cluster task)
     bool report = true;                           // write the gradebook and the class report
+    std::optional<std::filesystem::path> only_students;  // grade only these (a JSON list; a cluster job's)
+    std::string engine = "local";                 // local: this machine; slurm: a job array
+    slurm_batch_options slurm;
 };
 int cmd_batch(const common_args& common, const batch_args& args);
 

@@ -10,6 +10,39 @@
 #include "context.hpp"
 #include "exit_codes.hpp"
 
+namespace {
+// `grader batch --engine slurm`'s options (batch_slurm.hpp), in a group of their own in --help.
+void add_slurm_options(CLI::App& batch_cmd, grader::batch_args& batch) {
+    auto& o = batch.slurm;
+    batch_cmd.add_option("--engine", batch.engine, "local: this machine's GPUs; slurm: a Slurm job array")
+        ->check(CLI::IsMember({"local", "slurm"}))
+        ->capture_default_str();
+    auto* slurm = batch_cmd.add_option_group("Slurm", "with --engine slurm");
+    slurm->add_option("--partition", o.partition, "the partition (default: the cluster's)");
+    slurm->add_option("--account", o.account, "the account charged (default: yours)");
+    slurm->add_option("--qos", o.qos, "the quality of service");
+    slurm->add_option("--sbatch-option", o.sbatch_options,
+                      "an sbatch option passed through, e.g. --sbatch-option=--constraint=h100 (repeatable)")
+        ->allow_extra_args(false);
+    slurm->add_option("--throttle", o.throttle, "array tasks running at once (default: no limit)")
+        ->check(CLI::Range(0, 100000));
+    slurm->add_option("--chunk-size", o.chunk_size, "submissions per array task")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    slurm->add_option("--gpus-per-task", o.gpus_per_task, "GPUs per task (--gres=gpu:N; 0: none)")
+        ->check(CLI::Range(0, 64))
+        ->capture_default_str();
+    slurm->add_option("--cpus-per-task", o.cpus_per_task, "CPUs per task (its builders)")
+        ->check(CLI::Range(1, 1024))
+        ->capture_default_str();
+    slurm->add_option("--time-limit", o.time_limit_minutes,
+                      "minutes per task (default: every test and build of its chunk at its limit)")
+        ->check(CLI::Range(1, 100000));
+    slurm->add_flag("!--no-wait", o.wait, "submit and return; `grader batch collect OUT` gathers the results");
+    slurm->add_flag("--dry-run", o.dry_run, "write the job script and print it; submit nothing");
+}
+}  // namespace
+
 int main(int argc, char** argv) {
     using namespace grader;
     CLI::App app{"grader: builds and grades the CUDA course's exercises.\n"
@@ -111,11 +144,13 @@ int main(int argc, char** argv) {
     batch_args batch;
     auto* batch_cmd = app.add_subcommand(
         "batch", "instructors: grade a class's submissions, each sandboxed, into a gradebook and a class report");
-    batch_cmd->add_option("lesson", batch.lesson, "lesson01, 1 or vecadd")->required();
+    batch_cmd->add_option("lesson", batch.lesson, "lesson01, 1 or vecadd; or collect (see below)")->required();
     batch_cmd->add_option("submissions", batch.submissions,
                           "a folder with one subfolder per student, a folder of GitHub Classroom clones, or a "
-                          "Gradescope export (zip or folder)")
+                          "Gradescope export (zip or folder); after collect: the batch folder")
         ->required();
+    batch_cmd->footer("`grader batch collect OUT` follows a Slurm job started with --no-wait (or left with Ctrl-C),\n"
+                      "reruns its killed tasks once and writes the gradebook and class report into OUT.");
     batch_cmd->add_option("-o,--output", batch.output, "the batch's folder: results, gradebook, report (default: ./batch-LESSON)");
     batch_cmd->add_option("--kind", batch.kind, "what SUBMISSIONS is (auto tells from its shape)")
         ->check(CLI::IsMember({"auto", "folders", "classroom", "gradescope"}))
@@ -139,6 +174,9 @@ int main(int argc, char** argv) {
     batch_cmd->add_flag("--keep-scratch", batch.keep_scratch, "keep each submission's scratch folder (to debug a build)");
     batch_cmd->add_option("--chunk", batch.chunk, "grade only part I of N (I/N, from 0): one task of a cluster job");
     batch_cmd->add_flag("!--no-report", batch.report, "write only the per-student results, no gradebook or class report");
+    batch_cmd->add_option("--only-students", batch.only_students,
+                          "grade only the students in this JSON list (with --chunk: part of it); cluster tasks use it");
+    add_slurm_options(*batch_cmd, batch);
 
     try {
         app.parse(argc, argv);

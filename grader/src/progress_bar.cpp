@@ -8,6 +8,11 @@
 
 namespace grader {
 
+std::string minutes_and_seconds(double s) {
+    const int whole = static_cast<int>(s + 0.5);
+    return whole >= 60 ? fmt::format("{}m{:02}s", whole / 60, whole % 60) : fmt::format("{}s", whole);
+}
+
 progress_bar::progress_bar(std::string label, int total, std::FILE* out, std::string unit)
     : label_(std::move(label)), total_(std::max(total, 1)), out_(out), terminal_(isatty(fileno(out)) != 0) {
     if (!terminal_) fmt::print(out_, "{}: {} {}...\n", label_, total, unit);

@@ -7,6 +7,9 @@
 
 namespace grader {
 
+// A duration for a progress line: "45s", "3m07s".
+std::string minutes_and_seconds(double seconds);
+
 class progress_bar {
 public:
     // `unit` names what is counted, in the plain line: "benchmarks", "submissions".

@@ -144,6 +144,13 @@ void result_cache::store(const batch_result& r, const std::string& key) const {
     write_file_atomically(folder / key_file, key + "\n");
 }
 
+std::optional<fs::file_time_type> result_cache::written_at(const std::string& student) const {
+    std::error_code ec;
+    const auto time = fs::last_write_time(folder_of(student) / outcome_file, ec);  // outcome.json: written by every store()
+    if (ec) return std::nullopt;
+    return time;
+}
+
 std::optional<batch_result> result_cache::load(const std::string& student) const {
     const fs::path folder = folder_of(student);
     const std::string outcome_text = file_text(folder / outcome_file);

@@ -48,6 +48,11 @@ public:
     // compiler message the student would see.
     void store(const batch_result& result, const std::string& key) const;
 
+    // When store() last wrote the student's result; nullopt when there is
+    // none. A cluster job's submitter tells a task's new result from one an
+    // earlier run left (a not-graded one has no key to tell them by) by this.
+    std::optional<fs::file_time_type> written_at(const std::string& student) const;
+
     // What store() wrote, for the gradebook and class report of a batch
     // that skipped this student; nullopt when the folder is missing or
     // unreadable (grade the student again).

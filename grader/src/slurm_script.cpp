@@ -1,6 +1,7 @@
 #include "slurm_script.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cctype>
@@ -86,7 +87,7 @@ std::string header(const slurm_job_spec& spec) {
         "# A Slurm job array made by `grader batch --engine slurm`: {} task(s), each\n"
         "# grading one chunk of the submissions in node-local scratch and writing its\n"
         "# results into the shared results folder.\n",
-        spec.array_tasks);
+        spec.array_indices.empty() ? static_cast<std::size_t>(spec.array_tasks) : spec.array_indices.size());
     if (!spec.made_by.empty()) text += "# Made by: " + spec.made_by + "\n";
     text += "# To submit it by hand: sbatch THIS_FILE\n";
     if (!spec.shared_paths.empty()) {
@@ -97,9 +98,12 @@ std::string header(const slurm_job_spec& spec) {
 }
 
 std::string sbatch_lines(const slurm_job_spec& spec) {
-    if (spec.array_tasks < 1) bad_spec("a job array needs at least one task");
+    if (spec.array_tasks < 1 && spec.array_indices.empty()) bad_spec("a job array needs at least one task");
     if (spec.time_limit_minutes < 1) bad_spec("the time limit must be at least one minute");
-    std::string array = fmt::format("0-{}", spec.array_tasks - 1);
+    if (std::any_of(spec.array_indices.begin(), spec.array_indices.end(), [](int i) { return i < 0; }))
+        bad_spec("an array task index cannot be negative");
+    std::string array = spec.array_indices.empty() ? fmt::format("0-{}", spec.array_tasks - 1)
+                                                   : fmt::format("{}", fmt::join(spec.array_indices, ","));
     if (spec.throttle > 0) array += fmt::format("%{}", spec.throttle);
 
     std::string text;

@@ -25,6 +25,7 @@ inline constexpr std::string_view slurm_scratch_token = "{scratch}";
 struct slurm_job_spec {
     std::string job_name = "grader";
     int array_tasks = 1;                 // tasks 0 .. array_tasks - 1
+    std::vector<int> array_indices;      // instead, exactly these tasks (--array=3,7): a rerun of some
     int throttle = 0;                    // at most this many running at once (--array=0-N%T); 0: no limit
     int time_limit_minutes = 60;         // per task (slurm_time_limit_minutes computes it)
     std::string gres;                    // "gpu:1"; empty: none (CPU-only lessons, tests)

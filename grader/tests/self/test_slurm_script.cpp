@@ -84,6 +84,18 @@ TEST(SlurmScript, LeavesOutWhatWasNotAskedFor) {
         EXPECT_FALSE(contains(script, absent)) << absent << "\n" << script;
 }
 
+// A rerun of the tasks Slurm killed names just those, keeping their indices
+// (each index is a chunk of submissions), and the throttle still applies.
+TEST(SlurmScript, AnExplicitIndexListRunsJustThoseTasks) {
+    slurm_job_spec spec = typical_spec();
+    spec.array_indices = {3, 7};
+    const std::string script = slurm_batch_script(spec);
+    EXPECT_TRUE(contains(script, "#SBATCH --array=3,7%4\n")) << script;
+    EXPECT_TRUE(contains(script, "2 task(s)")) << script;
+    spec.array_indices = {-1};
+    EXPECT_THROW(slurm_batch_script(spec), user_error);
+}
+
 TEST(SlurmScript, TheCommandIsQuotedWithTheTaskIndexFromSlurm) {
     const std::string script = slurm_batch_script(typical_spec());
     EXPECT_TRUE(contains(script,
