@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "attempt.hpp"
+#include "context.hpp"
 #include "course/device_info.hpp"
 #include "process.hpp"
 #include "result_cache.hpp"
@@ -151,8 +152,13 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     handover built(static_cast<std::size_t>(graders + settings.builders));
     std::atomic<std::size_t> next_job{0};
 
+    std::string storing_failed;  // guarded by stats_mutex
     auto builder = [&] {
         for (;;) {
+            {
+                std::lock_guard lock(stats_mutex);
+                if (!storing_failed.empty()) return;
+            }
             if (stop) return;
             const std::size_t i = next_job++;
             if (i >= jobs.size()) return;
@@ -221,7 +227,13 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             stats.build_s += item->build_s;
             stats.grade_s += seconds_since(t0);
             ++stats.graded;
-            on_result(job, std::move(result));
+            try {
+                on_result(job, std::move(result));
+            } catch (const std::exception& e) {
+                // The results could not be stored (a full disk, say): grading on would lose more.
+                if (storing_failed.empty()) storing_failed = e.what();
+                continue;
+            }
             report_progress("graded " + job.work->student);
         }
     };
@@ -237,6 +249,9 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();
+    if (!storing_failed.empty())
+        throw user_error(usage_error, "the batch stopped: a result could not be stored (" + storing_failed +
+                                          "); what was stored is kept, and a rerun resumes");
 
     for (const auto& gate : gates) stats.gpu_alone_s += gate.alone_seconds();
     stats.wall_s = seconds_since(started);
