@@ -52,12 +52,7 @@ batch_result build_failure(const lesson_info& lesson, const batch_job& job, cons
     report.title = lesson.title;
     report.variant = "submission";
     for (const auto& t : tests) {
-        graded_test g;
-        g.id = t.id;
-        g.title = t.title;
-        g.points = t.points;
-        g.performance = t.kind == "performance";
-        g.gpu = t.gpu;
+        graded_test g = not_yet_run(t);
         g.status = test_status::failed;
         g.messages = {"the code did not compile: " + build.digest};
         report.tests.push_back(std::move(g));

@@ -11,8 +11,11 @@ namespace grader {
 
 namespace {
 std::string git_output(const std::filesystem::path& source_dir, std::vector<std::string> args, bool& ok) {
+    const auto git = find_program("git");
+    ok = false;
+    if (!git) return {};
     const auto out = std::filesystem::temp_directory_path() / ("grader-git-" + std::to_string(getpid()) + ".txt");
-    std::vector<std::string> argv{"/usr/bin/env", "git", "-C", source_dir.string()};
+    std::vector<std::string> argv{git->string(), "-C", source_dir.string()};
     argv.insert(argv.end(), args.begin(), args.end());
     const exit_status status = run_command(argv, out);
     ok = !status.signaled && status.code == 0;

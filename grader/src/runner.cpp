@@ -311,6 +311,16 @@ void replace_all(std::string& text, const std::string& from, const std::string& 
 }
 }  // namespace
 
+graded_test not_yet_run(const listed_test& listed) {
+    graded_test g;
+    g.id = listed.id;
+    g.title = listed.title;
+    g.points = listed.points;
+    g.performance = listed.kind == "performance";
+    g.gpu = listed.gpu;
+    return g;
+}
+
 std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_program,
                                            const std::filesystem::path& log_dir) {
     const auto out = log_dir / "graded-list.json";
@@ -560,13 +570,7 @@ graded_run run_graded_tests(const run_options& options) {
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
-        graded_test g;
-        g.id = t.id;
-        g.title = t.title;
-        g.points = t.points;
-        g.performance = t.kind == "performance";
-        g.gpu = t.gpu;
-        run.tests.push_back(g);
+        run.tests.push_back(not_yet_run(t));
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;

@@ -35,6 +35,9 @@ struct listed_test {
     bool profiled = false;  // its figures come from a profile of the student's kernels
 };
 
+// A listed test as the report starts it: its name, points and kind, not yet run.
+graded_test not_yet_run(const listed_test& listed);
+
 // `<program> --graded-list`: the tests, with points and titles. Asked of the
 // judge, which holds no student code.
 std::vector<listed_test> list_graded_tests(const std::filesystem::path& program,
