@@ -14,21 +14,15 @@ import subprocess
 import sys
 import tempfile
 
+from batch_test_support import COURSE as course, Checks, make_class
+
 grader, build = sys.argv[1], sys.argv[2]
-course = pathlib.Path(__file__).resolve().parents[3]
 work = pathlib.Path(tempfile.mkdtemp(prefix="batch-e2e-"))
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-
+check = Checks()
 
 try:
     klass = work / "class"
-    subprocess.run([sys.executable, str(course / "grader/batch/make_class.py"), "4", str(klass), "--count", "3"],
-                   check=True)
+    make_class(4, klass, "--count", 3)
     # A student who handed in one of the two files, in a folder of their own making.
     (klass / "dora" / "src").mkdir(parents=True)
     shutil.copy(course / "solutions/04_memory_pools/memory_pool.cu", klass / "dora/src/memory_pool.cu")
@@ -70,7 +64,4 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-for f in failures:
-    print("FAILED:", f)
-print("batch end to end:", "ok" if not failures else f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(check.finish("batch end to end"))

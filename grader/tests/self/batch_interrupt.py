@@ -13,21 +13,15 @@ import subprocess
 import sys
 import tempfile
 
+from batch_test_support import Checks, make_class
+
 grader, build = sys.argv[1], sys.argv[2]
-course = pathlib.Path(__file__).resolve().parents[3]
 work = pathlib.Path(tempfile.mkdtemp(prefix="batch-interrupt-"))
-failures = []
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
-
+check = Checks()
 
 try:
     klass = work / "class"
-    subprocess.run([sys.executable, str(course / "grader/batch/make_class.py"), "4", str(klass),
-                    "--copies", "2", "--count", "6"], check=True)
+    make_class(4, klass, "--copies", 2, "--count", 6)
     command = [grader, "--build-dir", build, "batch", "4", str(klass), "-o", str(work / "out"), "--seed", "5",
                "--no-build", "-j", "1", "--per-gpu", "1"]
     batch = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -57,7 +51,4 @@ try:
 finally:
     shutil.rmtree(work, ignore_errors=True)
 
-for f in failures:
-    print("FAILED:", f)
-print("batch interrupt:", "ok" if not failures else f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(check.finish("batch interrupt"))

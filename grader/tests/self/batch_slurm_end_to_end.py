@@ -29,17 +29,13 @@ import subprocess
 import sys
 import tempfile
 
+from batch_test_support import COURSE as course, Checks, make_class as make_any_class
+
 grader, build, mode = sys.argv[1], sys.argv[2], sys.argv[3]
-course = pathlib.Path(__file__).resolve().parents[3]
 local_cluster = course / "grader/tests/slurm/local_cluster.sh"
 work = pathlib.Path(tempfile.mkdtemp(prefix="batch-slurm-"))
-failures = []
+check = Checks()
 SKIP = 77
-
-
-def check(condition, what):
-    if not condition:
-        failures.append(what)
 
 
 def run(*args, env=None):
@@ -62,8 +58,7 @@ def gradebook(out):
 
 
 def make_class(folder, count):
-    subprocess.run([sys.executable, str(course / "grader/batch/make_class.py"), "4", str(folder), "--count",
-                    str(count)], check=True, stdout=subprocess.DEVNULL)
+    make_any_class(4, folder, "--count", count)
 
 
 def lesson04_class():
@@ -177,7 +172,4 @@ finally:
 if code == SKIP:
     print("skipped: this machine cannot run the local Slurm cluster (see above)")
     sys.exit(SKIP)
-for f in failures:
-    print("FAILED:", f)
-print(f"grader batch --engine slurm ({mode}):", "ok" if not failures else f"{len(failures)} failure(s)")
-sys.exit(1 if failures else 0)
+sys.exit(check.finish(f"grader batch --engine slurm ({mode})"))
