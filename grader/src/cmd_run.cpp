@@ -67,6 +67,7 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.only = args.tests;
     options.sandbox = args.sandbox;
     options.sanitize_every_test = args.sanitize;
+    options.profile_every_test = args.profile;
     const lesson_report report = grade_variant(m, lesson, variant_name, options);
 
     if (args.output) {

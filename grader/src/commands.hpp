@@ -18,6 +18,7 @@ struct run_args {
     std::string cheat;                // a known cheat from grader/cheats
     bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
     bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
+    bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)
     std::string format = "text";      // text, json, gradescope, junit
     std::optional<std::filesystem::path> output;
     std::optional<unsigned long long> seed;

@@ -7,6 +7,8 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "kernel_metrics.hpp"
+
 namespace grader {
 
 namespace {
@@ -14,6 +16,33 @@ using nlohmann::json;
 
 constexpr std::size_t title_width = 52;
 constexpr std::size_t max_message_lines = 8;
+
+// A profile's figures, named as in the table; a figure ncu did not give is null.
+json kernels_json(const std::vector<kernel_measure>& kernels) {
+    auto figure = [](double v) { return v < 0 ? json(nullptr) : json(v); };
+    json list = json::array();
+    for (const auto& k : kernels)
+        list.push_back({{"kernel", k.kernel},
+                        {"mangled", k.mangled},
+                        {"origin", k.origin.empty() ? json(nullptr) : json(k.origin)},
+                        {"block", k.block},
+                        {"grid", k.grid},
+                        {"time_ns", figure(k.time_ns)},
+                        {"dram_pct", figure(k.dram_pct)},
+                        {"sm_pct", figure(k.sm_pct)},
+                        {"load_sector_use_pct", figure(k.load_sector_use_pct)},
+                        {"store_sector_use_pct", figure(k.store_sector_use_pct)},
+                        {"shared_bank_conflict_pct", figure(k.shared_conflict_pct)},
+                        {"achieved_occupancy_pct", figure(k.achieved_occupancy_pct)},
+                        {"theoretical_occupancy_pct", figure(k.theoretical_occupancy_pct)},
+                        {"occupancy_limit", k.occupancy_limit},
+                        {"registers_per_thread", k.registers_per_thread < 0 ? json(nullptr) : json(k.registers_per_thread)},
+                        {"shared_bytes_per_block", figure(k.shared_bytes_per_block)},
+                        {"local_instructions", figure(k.local_instructions)},
+                        {"instructions", figure(k.instructions)},
+                        {"waves", figure(k.waves)}});
+    return list;
+}
 
 std::string paint(const text_style& style, const char* code, const std::string& text) {
     return style.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
@@ -130,8 +159,11 @@ std::string format_text(const lesson_report& r, const text_style& style) {
         std::string line = fmt::format("  {} {}{:>2}/{}", mark(t, style), pad(t.title, title_width), t.score(), t.points);
         if (const std::string note = status_note(t); !note.empty()) line += "   " + paint(style, "2", note);
         out += line + "\n";
-        if (t.status == test_status::passed || t.status == test_status::not_run) continue;
-        for (const auto& m : message_lines(t)) out += "      " + m + "\n";
+        if (t.status != test_status::passed && t.status != test_status::not_run)
+            for (const auto& m : message_lines(t)) out += "      " + m + "\n";
+        if (!t.kernels.empty()) {
+            for (const auto& row : profile_table(t.kernels)) out += "      " + paint(style, "2", row) + "\n";
+        }
     }
     out += "\n";
     for (const auto& note : r.notes) out += "  " + paint(style, "2", "note: " + note) + "\n";
@@ -159,6 +191,7 @@ std::string format_json(const lesson_report& r) {
                          {"status", to_string(t.status)},
                          {"messages", t.messages},
                          {"ms", t.ms}});
+        if (!t.kernels.empty()) tests.back()["kernels"] = kernels_json(t.kernels);
     }
     json j = {{"lesson", r.lesson_id}, {"title", r.title},   {"variant", r.variant},
               {"device", r.device},    {"seed", r.seed},     {"graded", r.graded()},

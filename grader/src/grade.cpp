@@ -71,6 +71,8 @@ lesson_report grade_program(const manifest& m, const lesson_info& lesson, const 
     run.max_processes = options.max_processes;
     run.sanitize_failures = options.sanitize_failures;
     run.sanitize_every_test = options.sanitize_every_test;
+    run.profile_failures = options.profile_failures;
+    run.profile_every_test = options.profile_every_test;
     if (options.sandbox) {
         run.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
         // Hidden: the references, the known-wrong versions and cheats, and the

@@ -23,6 +23,10 @@ struct grade_options {
     // tests, or (sanitize_every_test, `grader run --sanitize`) for every one.
     bool sanitize_failures = true;
     bool sanitize_every_test = false;
+    // Nsight Compute's evidence (profile_evidence.hpp): for slow kernels, or
+    // (profile_every_test, `grader run --profile`) a table for every speed test.
+    bool profile_failures = true;
+    bool profile_every_test = false;
 
     // What `grader batch` adds:
     std::optional<std::filesystem::path> bwrap;      // found once for the batch (else looked up per run)

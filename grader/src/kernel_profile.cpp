@@ -10,9 +10,6 @@ namespace fs = std::filesystem;
 
 namespace grader {
 
-namespace {
-
-// One CSV line's fields: quoted ("a, b"), doubled quotes inside, or bare.
 std::vector<std::string> csv_fields(const std::string& line) {
     std::vector<std::string> fields(1);
     bool quoted = false;
@@ -32,6 +29,8 @@ std::vector<std::string> csv_fields(const std::string& line) {
     }
     return fields;
 }
+
+namespace {
 
 // "6,208" in `unit` -> nanoseconds; nullopt when it is not a time.
 std::optional<double> nanoseconds(std::string value, const std::string& unit) {

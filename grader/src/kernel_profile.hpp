@@ -22,6 +22,9 @@ std::optional<std::filesystem::path> find_cuobjdump();
 // without the profiler), names as compiled, every kernel.
 std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const std::filesystem::path& csv_file);
 
+// One line of ncu's CSV: quoted ("a, b"), doubled quotes inside, or bare.
+std::vector<std::string> csv_fields(const std::string& line);
+
 struct kernel_launch {
     std::string kernel;  // mangled, as compiled
     double ns = 0;       // its GPU time

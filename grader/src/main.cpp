@@ -69,6 +69,9 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--sanitize", run.sanitize,
                       "run every GPU test again under compute-sanitizer (memcheck, racecheck, synccheck, initcheck) "
                       "and report what it finds, also in tests that pass (slow: the tool slows kernels 10-100x)");
+    run_cmd->add_flag("--profile", run.profile,
+                      "profile every speed test's kernels with Nsight Compute (ncu) and show a table per test: time, "
+                      "DRAM and SM throughput, sector use, bank conflicts, occupancy, local memory; also when they pass");
     run_cmd->add_option("--format", run.format, "report format")
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");

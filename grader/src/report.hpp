@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include "kernel_measure.hpp"
+
 namespace grader {
 
 enum class test_status {
@@ -26,6 +28,9 @@ struct graded_test {
     test_status status = test_status::missing;
     std::vector<std::string> messages;  // what went wrong and why, already cleaned up
     double ms = 0;
+    // Nsight Compute's profile of the test's kernels, where one was asked
+    // for (`grader run --profile`); it never changes the score.
+    std::vector<kernel_measure> kernels;
 
     int score() const { return status == test_status::passed ? points : 0; }
 };

@@ -21,6 +21,7 @@
 #include "course/testing/kernel_profile.hpp"
 #include "kernel_profile.hpp"
 #include "process.hpp"
+#include "profile_evidence.hpp"
 #include "sanitizer_evidence.hpp"
 
 namespace grader {
@@ -34,6 +35,8 @@ std::filesystem::path claims_dir(const run_options& options) { return options.lo
 std::filesystem::path profile_dir(const run_options& options) { return options.log_dir / "profile"; }
 // The compute-sanitizer reruns' own logs, evidence and reports.
 std::filesystem::path sanitizer_dir(const run_options& options) { return options.log_dir / "sanitizer"; }
+// Nsight Compute's profiles of slow tests (profile_evidence.hpp): the same.
+std::filesystem::path metrics_dir(const run_options& options) { return options.log_dir / "metrics"; }
 
 // The program's own last words before it died, without GoogleTest's
 // progress lines ("[ RUN      ] ..."), which say nothing about the crash.
@@ -333,7 +336,7 @@ std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_pr
     std::vector<listed_test> tests;
     for (const auto& t : list.at("tests"))
         tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu"), t.value("alone", false),
-                         t.value("profiled", false)});
+                         t.value("profiled", false), t.value("kernel_speed", false)});
     return tests;
 }
 
@@ -488,6 +491,7 @@ void clear_run_files(const run_options& options) {
     std::filesystem::remove_all(claims_dir(options), ec);
     std::filesystem::remove_all(profile_dir(options), ec);
     std::filesystem::remove_all(sanitizer_dir(options), ec);
+    std::filesystem::remove_all(metrics_dir(options), ec);
     for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
         if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
     std::filesystem::create_directories(evidence_dir(options));
@@ -558,6 +562,40 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
         });
 }
 
+// Profiles slow tests (or, with --profile, every performance test) alone
+// under Nsight Compute, each in a process of its own, apart from the graded
+// run's files as the sanitizer's reruns are.
+std::vector<std::string> add_profile_findings(const run_options& options, const std::set<std::string>& kernel_speed,
+                                              std::vector<graded_test>& tests, gpu_turn& turn) {
+    if (!options.profile_failures && !options.profile_every_test) return {};
+    run_options rerun = options;
+    rerun.log_dir = metrics_dir(options);
+    std::filesystem::create_directories(evidence_dir(rerun));
+    std::filesystem::create_directories(claims_dir(rerun));  // empty: nothing to wait for
+    const auto reports = rerun.log_dir / "reports";
+    int runs = 0;
+    profile_options plan;
+    plan.every_test = options.profile_every_test;
+    plan.budget = plan.every_test ? profile_all_budget : failure_profile_budget;
+    plan.per_run_limit = sanitizer_limit_factor * options.per_test_limit;
+    auto list_sources = [&] {
+        kernel_sources sources;
+        if (const auto cuobjdump = find_cuobjdump(); cuobjdump && !options.implementation_library.empty()) {
+            sources.own = kernels_compiled_in(*cuobjdump, options.implementation_library, rerun.log_dir / "library-kernels.txt");
+            sources.test_program = kernels_compiled_in(*cuobjdump, options.tests_program, rerun.log_dir / "program-kernels.txt");
+        }
+        return sources;
+    };
+    return add_profile_evidence(
+        tests, kernel_speed, plan, reports, list_sources,
+        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+            turn.alone();
+            test_processes under_tool(rerun, options.tests_program, "record", fmt::format("profile{}", ++runs), limit);
+            under_tool.run_under(tool, reports);
+            under_tool.run({id});
+        });
+}
+
 }  // namespace
 
 graded_run run_graded_tests(const run_options& options) {
@@ -574,7 +612,7 @@ graded_run run_graded_tests(const run_options& options) {
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
-    std::set<std::string> alone, profiled;
+    std::set<std::string> alone, profiled, kernel_speed;
     for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
@@ -582,6 +620,7 @@ graded_run run_graded_tests(const run_options& options) {
     for (const auto& t : listed) {
         if (t.alone) alone.insert(t.id);
         if (t.profiled && by_id.count(t.id)) profiled.insert(t.id);
+        if (t.kernel_speed) kernel_speed.insert(t.id);
     }
     // Profiled tests run last, each in a process of its own under ncu (so
     // that every kernel ncu saw belongs to that test), where ncu is here.
@@ -706,6 +745,10 @@ graded_run run_graded_tests(const run_options& options) {
     turn = std::make_unique<gpu_turn>(options.gate);
     const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests);
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
+    // A profile's figures (DRAM throughput, time) are only right with the GPU
+    // to itself; the gate is taken once the first test is about to be profiled.
+    const std::vector<std::string> profile_notes = add_profile_findings(options, kernel_speed, run.tests, *turn);
+    run.notes.insert(run.notes.end(), profile_notes.begin(), profile_notes.end());
     return run;
 }
 

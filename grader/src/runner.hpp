@@ -33,6 +33,7 @@ struct listed_test {
     bool gpu = true;
     bool alone = false;     // needs the GPU to itself (it measures time)
     bool profiled = false;  // its figures come from a profile of the student's kernels
+    bool kernel_speed = false;  // it measures the student's kernels' speed (profile_evidence.hpp)
 };
 
 // A listed test as the report starts it: its name, points and kind, not yet run.
@@ -74,6 +75,11 @@ struct run_options {
     // (`grader run --sanitize`) every GPU correctness test is.
     bool sanitize_failures = true;
     bool sanitize_every_test = false;
+    // Evidence from Nsight Compute (profile_evidence.hpp): failed tests of
+    // the kernels' speed are profiled; with profile_every_test (`grader run
+    // --profile`) every performance test is, and gets its table of kernels.
+    bool profile_failures = true;
+    bool profile_every_test = false;
 };
 
 struct graded_run {

@@ -362,7 +362,7 @@ GRADED_TEST(SaxpyDriver, ReleasesResources, 2, "50 calls leave free device memor
 
 // --- Performance ---------------------------------------------------------------
 
-GRADED_PERF_TEST(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an NVRTC compile") {
+GRADED_PERF_TEST_SYSTEM(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an NVRTC compile") {
     const course::temp_dir scratch("lesson03-test");
     const std::string arch = course::query_device(0).arch();
     const std::vector<std::string> options = {"--fmad=false"};

@@ -165,7 +165,7 @@ GRADED_TEST(MemoryPool, StreamSafety, 3,
     pool.deallocate(q, bytes, b);
 }
 
-GRADED_PERF_TEST(MemoryPoolPerf, HotPath, 2,
+GRADED_PERF_TEST_SYSTEM(MemoryPoolPerf, HotPath, 2,
                  "reusing a 1 MiB block is >= 10x faster than cudaMalloc + cudaFree") {
     course::stream s;
     lesson04::memory_pool pool;

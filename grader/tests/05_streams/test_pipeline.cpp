@@ -392,7 +392,7 @@ GRADED_TEST(Pinned, RegisteredAccepted, 1, "memory pinned with cudaHostRegister 
                         << "\n" << c.summary();
 }
 
-GRADED_PERF_TEST(PipelinePerf, FourStreamsOverlap, 3,
+GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
                  "256 MiB: 4 streams at least 1.3x faster than the serial version") {
     const course::device_properties device = course::query_device();
     if (device.copy_engines < 2)

@@ -1,0 +1,371 @@
+#include "kernel_metrics.hpp"
+
+#include <cxxabi.h>
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <sstream>
+
+#include "kernel_profile.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+
+namespace {
+
+// The figures below which (or above which) a rule names a cause. Each is far
+// from what the course's solutions measure on an H200 (in brackets), so that
+// a kernel written the intended way is never blamed.
+constexpr double wasted_sector_below_pct = 50;   // a warp's accesses scattered (solutions: 82 to 100%)
+constexpr double conflict_share_above_pct = 30;  // bank-conflict replays (solutions: under 2%)
+constexpr double local_share_above_pct = 0.5;    // local-memory instructions (solutions: 0)
+constexpr double idle_below_pct = 40;            // DRAM and SM both this idle: too little parallel work
+constexpr double low_occupancy_below_pct = 30;
+
+const std::vector<std::string> metric_names = {
+    "gpu__time_duration.sum",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct",
+    "smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum",
+    "l1tex__t_requests_pipe_lsu_mem_global_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "sm__maximum_warps_per_active_cycle_pct",
+    "launch__occupancy_limit_registers",
+    "launch__occupancy_limit_shared_mem",
+    "launch__occupancy_limit_warps",
+    "launch__occupancy_limit_blocks",
+    "launch__registers_per_thread",
+    "launch__shared_mem_per_block_static",
+    "launch__shared_mem_per_block_dynamic",
+    "launch__waves_per_multiprocessor",
+    "smsp__sass_inst_executed_op_local_ld.sum",
+    "smsp__sass_inst_executed_op_local_st.sum",
+    "smsp__inst_executed.sum",
+};
+
+// "1,073,775,360" -> 1073775360; nullopt for "n/a" and the like.
+std::optional<double> number(const std::string& text) {
+    std::string digits;
+    for (char c : text)
+        if (c != ',') digits += c;
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
+    return v;
+}
+
+// One launch's metrics by name, and the launch's own columns.
+struct launch_rows {
+    std::string mangled, block, grid;
+    std::map<std::string, double> metric;
+    double get(const std::string& name, double missing = -1) const {
+        const auto it = metric.find(name);
+        return it == metric.end() ? missing : it->second;
+    }
+    bool has(const std::string& name) const { return metric.count(name) > 0; }
+};
+
+double sum_if_any(const launch_rows& r, const std::string& a, const std::string& b) {
+    if (!r.has(a) && !r.has(b)) return -1;
+    return std::max(0.0, r.get(a, 0)) + std::max(0.0, r.get(b, 0));
+}
+
+kernel_measure measure_of(const launch_rows& r) {
+    kernel_measure m;
+    m.mangled = r.mangled;
+    m.kernel = short_kernel_name(r.mangled);
+    m.block = r.block;
+    m.grid = r.grid;
+    m.time_ns = r.get("gpu__time_duration.sum");
+    m.dram_pct = r.get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
+    m.sm_pct = r.get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    // A sector use of a kernel that issued no such access means nothing.
+    if (r.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1) > 0)
+        m.load_sector_use_pct = r.get("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
+    if (r.get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1) > 0)
+        m.store_sector_use_pct = r.get("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct");
+    const double wavefronts = sum_if_any(r, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+                                         "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
+    const double conflicts = sum_if_any(r, "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+                                        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum");
+    if (wavefronts > 0 && conflicts >= 0) m.shared_conflict_pct = 100 * std::min(conflicts, wavefronts) / wavefronts;
+    m.achieved_occupancy_pct = r.get("sm__warps_active.avg.pct_of_peak_sustained_active");
+    m.theoretical_occupancy_pct = r.get("sm__maximum_warps_per_active_cycle_pct");
+    if (m.theoretical_occupancy_pct >= 0 && m.theoretical_occupancy_pct < 100) {
+        // Each limit is the blocks per SM it allows; the smallest one binds.
+        const std::pair<const char*, const char*> limits[] = {
+            {"launch__occupancy_limit_registers", "registers per thread"},
+            {"launch__occupancy_limit_shared_mem", "shared memory per block"},
+            {"launch__occupancy_limit_warps", "threads per block"},
+            {"launch__occupancy_limit_blocks", "blocks per SM"}};
+        double least = -1;
+        for (const auto& [metric, what] : limits) {
+            const double blocks = r.get(metric);
+            if (blocks >= 0 && (least < 0 || blocks < least)) least = blocks, m.occupancy_limit = what;
+        }
+    }
+    if (const double regs = r.get("launch__registers_per_thread"); regs >= 0) m.registers_per_thread = static_cast<int>(regs);
+    m.shared_bytes_per_block = sum_if_any(r, "launch__shared_mem_per_block_static", "launch__shared_mem_per_block_dynamic");
+    m.local_instructions = sum_if_any(r, "smsp__sass_inst_executed_op_local_ld.sum",
+                                      "smsp__sass_inst_executed_op_local_st.sum");
+    m.instructions = r.get("smsp__inst_executed.sum");
+    m.waves = r.get("launch__waves_per_multiprocessor");
+    return m;
+}
+
+std::string pct(double v) { return v < 0 ? "-" : v >= 10 || v == 0 ? fmt::format("{:.0f}%", v) : fmt::format("{:.1f}%", v); }
+
+std::string duration(double ns) {
+    if (ns < 0) return "-";
+    if (ns >= 1e6) return fmt::format("{:.2f} ms", ns / 1e6);
+    return fmt::format("{:.1f} us", ns / 1e3);
+}
+
+// What the rules may judge: the student's kernels, or, where the origin is
+// unknown (kernels compiled at run time), every kernel; never the test's own
+// or a library's.
+bool judged(const kernel_measure& k) { return k.origin == "yours" || k.origin.empty(); }
+
+std::optional<kernel_finding> spills(const kernel_measure& k) {
+    if (k.local_instructions <= 0) return std::nullopt;
+    const double share = k.instructions > 0 ? 100 * k.local_instructions / k.instructions : -1;
+    if (share >= 0 && share < local_share_above_pct) return std::nullopt;
+    return kernel_finding{
+        k.kernel,
+        share >= 0 ? fmt::format("{} of its instructions load or store local memory: registers spilled to local memory, or an "
+                                 "array indexed at run time (local memory is as slow as global memory)",
+                                 pct(share))
+                   : fmt::format("{:.0f} of its instructions load or store local memory: registers spilled to local memory, "
+                                 "or an array indexed at run time",
+                                 k.local_instructions),
+        "keep per-thread arrays in registers: index them only with numbers the compiler knows (fully unrolled loops), "
+        "and check `-Xptxas -v` for spill stores"};
+}
+
+std::optional<kernel_finding> uncoalesced(const kernel_measure& k) {
+    const bool loads = k.load_sector_use_pct >= 0 && k.load_sector_use_pct < wasted_sector_below_pct;
+    const bool stores = k.store_sector_use_pct >= 0 && k.store_sector_use_pct < wasted_sector_below_pct;
+    if (!loads && !stores) return std::nullopt;
+    const double use = loads && stores ? std::min(k.load_sector_use_pct, k.store_sector_use_pct)
+                       : loads         ? k.load_sector_use_pct
+                                       : k.store_sector_use_pct;
+    return kernel_finding{
+        k.kernel,
+        fmt::format("its global {} use {} of each 32-byte sector they move ({:.0f} of 32 bytes): the threads of a warp "
+                    "touch addresses far apart, so the accesses are not coalesced",
+                    loads && stores ? "loads and stores" : loads ? "loads" : "stores", pct(use), 32 * use / 100),
+        "make consecutive threads of a warp touch consecutive elements (threadIdx.x should step through the fastest-"
+        "changing index)"};
+}
+
+std::optional<kernel_finding> bank_conflicts(const kernel_measure& k) {
+    if (k.shared_conflict_pct < conflict_share_above_pct) return std::nullopt;
+    const double ways = k.shared_conflict_pct >= 99.9 ? 32 : 100 / (100 - k.shared_conflict_pct);
+    return kernel_finding{
+        k.kernel,
+        fmt::format("{} of its shared-memory wavefronts are replays caused by bank conflicts (about {:.0f}-way on "
+                    "average): the threads of a warp hit the same bank at different addresses",
+                    pct(k.shared_conflict_pct), ways),
+        "make a warp's 32 threads read 32 different banks: let threadIdx.x index the last (contiguous) dimension of "
+        "the shared array, or pad each row by one element"};
+}
+
+std::optional<kernel_finding> too_little_work(const kernel_measure& k) {
+    if (k.dram_pct < 0 || k.sm_pct < 0 || k.dram_pct >= idle_below_pct || k.sm_pct >= idle_below_pct)
+        return std::nullopt;
+    const std::string busy = fmt::format("DRAM at {} and the SMs at {} of their peak", pct(k.dram_pct), pct(k.sm_pct));
+    if (k.waves >= 0 && k.waves < 1)
+        return kernel_finding{k.kernel,
+                              fmt::format("its grid {} fills only {} of what the GPU's SMs can run at once ({})",
+                                          k.grid, pct(100 * k.waves), busy),
+                              "launch more blocks: give each block less work, so that the grid covers every SM"};
+    if (k.achieved_occupancy_pct >= 0 && k.achieved_occupancy_pct < low_occupancy_below_pct) {
+        std::string why = k.occupancy_limit.empty()
+                              ? std::string()
+                              : fmt::format(" (at most {}, limited by {})", pct(k.theoretical_occupancy_pct), k.occupancy_limit);
+        std::string change = "keep more warps resident: ";
+        if (k.occupancy_limit == "registers per thread")
+            change += fmt::format("use fewer registers per thread (it uses {}; __launch_bounds__ sets a limit)",
+                                  k.registers_per_thread);
+        else if (k.occupancy_limit == "shared memory per block")
+            change += fmt::format("use less shared memory per block (it uses {:.0f} bytes)", k.shared_bytes_per_block);
+        else if (k.occupancy_limit == "threads per block" || k.occupancy_limit == "blocks per SM")
+            change += fmt::format("use larger blocks (it runs {}; 128 to 256 threads is the usual size)", k.block);
+        else
+            change += "launch more blocks, or more threads per block";
+        return kernel_finding{k.kernel,
+                              fmt::format("only {} of the warps an SM can hold are active{} ({})",
+                                          pct(k.achieved_occupancy_pct), why, busy),
+                              change};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+const std::vector<std::string>& profile_metric_names() { return metric_names; }
+
+std::vector<std::string> profile_command(const fs::path& ncu, const fs::path& csv_file) {
+    std::string metrics;
+    for (const auto& m : metric_names) metrics += (metrics.empty() ? "" : ",") + m;
+    return {ncu.string(),         "--csv",          "--page",           "details",
+            "--metrics",          metrics,          "--print-units",    "base",
+            "--print-kernel-base", "mangled",       "--filter-mode",    "per-launch-config",
+            "--launch-count",     "1",              "--log-file",       csv_file.string()};
+}
+
+std::string short_kernel_name(const std::string& mangled) {
+    int status = 0;
+    std::unique_ptr<char, decltype(&std::free)> demangled(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                          &std::free);
+    std::string name = status == 0 && demangled ? demangled.get() : mangled;
+    // "void ns::f<int>(args)" -> "ns::f<int>": the parameters, after the
+    // template arguments' last '>', go; a template's return type too.
+    int depth = 0;
+    for (std::size_t i = 0; i < name.size(); ++i) {
+        if (name[i] == '<') ++depth;
+        if (name[i] == '>') --depth;
+        if (name[i] == '(' && depth == 0 && i > 0) {
+            name.resize(i);
+            break;
+        }
+    }
+    if (name.rfind("void ", 0) == 0) name.erase(0, 5);
+    return name;
+}
+
+std::vector<kernel_measure> parse_kernel_metrics(const std::string& csv_text) {
+    std::map<std::string, launch_rows> by_id;
+    std::vector<std::string> order;
+    std::istringstream lines(csv_text);
+    int id_at = -1, name_at = -1, block_at = -1, grid_at = -1, metric_at = -1, value_at = -1;
+    for (std::string line; std::getline(lines, line);) {
+        if (line.empty() || line[0] != '"') continue;  // ==PROF==, ==WARNING== and ==ERROR== lines
+        const auto fields = csv_fields(line);
+        if (metric_at < 0) {
+            for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
+                if (fields[i] == "ID") id_at = i;
+                if (fields[i] == "Kernel Name") name_at = i;
+                if (fields[i] == "Block Size") block_at = i;
+                if (fields[i] == "Grid Size") grid_at = i;
+                if (fields[i] == "Metric Name") metric_at = i;
+                if (fields[i] == "Metric Value") value_at = i;
+            }
+            if (id_at < 0 || name_at < 0 || value_at < 0) metric_at = -1;
+            continue;
+        }
+        const int most = std::max({id_at, name_at, block_at, grid_at, metric_at, value_at});
+        if (static_cast<int>(fields.size()) <= most) continue;
+        const std::string& id = fields[id_at];
+        if (!by_id.count(id)) {
+            order.push_back(id);
+            by_id[id] = {fields[name_at], block_at >= 0 ? fields[block_at] : "", grid_at >= 0 ? fields[grid_at] : "", {}};
+        }
+        if (const auto v = number(fields[value_at])) by_id[id].metric[fields[metric_at]] = *v;
+    }
+    std::vector<kernel_measure> kernels;
+    for (const auto& id : order) kernels.push_back(measure_of(by_id[id]));
+    return kernels;
+}
+
+void attribute_kernels(std::vector<kernel_measure>& kernels, const std::map<std::string, std::string>& own,
+                       const std::map<std::string, std::string>& test_program) {
+    for (auto& k : kernels) {
+        if (own.count(k.mangled)) k.origin = "yours";
+        else if (test_program.count(k.mangled)) k.origin = "test";
+        else k.origin = own.empty() ? "" : "library";
+    }
+}
+
+std::vector<kernel_finding> explain_slow_kernels(const std::vector<kernel_measure>& kernels, std::size_t most) {
+    // The longest-running kernels first: that is where the time went.
+    std::vector<const kernel_measure*> ranked;
+    for (const auto& k : kernels)
+        if (judged(k)) ranked.push_back(&k);
+    std::stable_sort(ranked.begin(), ranked.end(),
+                     [](const kernel_measure* a, const kernel_measure* b) { return a->time_ns > b->time_ns; });
+    std::vector<kernel_finding> findings;
+    std::set<std::string> named;
+    for (const kernel_measure* k : ranked) {
+        if (findings.size() == most) break;
+        if (named.count(k->kernel)) continue;
+        // One cause per kernel, in the order of how surely it costs time.
+        for (const auto& rule : {spills, uncoalesced, bank_conflicts, too_little_work})
+            if (auto f = rule(*k)) {
+                findings.push_back(*f);
+                named.insert(k->kernel);
+                break;
+            }
+    }
+    return findings;
+}
+
+std::string profile_message(const std::vector<kernel_measure>& kernels, const std::vector<kernel_finding>& findings) {
+    const bool any_judged = std::any_of(kernels.begin(), kernels.end(), judged);
+    if (!any_judged) {
+        if (kernels.empty())
+            return "Nsight Compute saw no kernel run during this test: the work was not done by a kernel on the GPU "
+                   "(on the host, or by copies)";
+        std::vector<std::string> names;
+        for (const auto& k : kernels)
+            if (k.origin == "library") names.push_back(k.kernel);
+        if (names.empty())
+            return "Nsight Compute saw no kernel of yours run during this test (only the test's own): the work was not "
+                   "done by a kernel of yours";
+        return fmt::format("Nsight Compute saw no kernel of yours run during this test, only {}: the work was done by a "
+                           "library's kernels",
+                           fmt::join(names, ", "));
+    }
+    if (findings.empty()) {
+        std::vector<std::string> figures;
+        for (const auto& k : kernels)
+            if (judged(k))
+                figures.push_back(fmt::format("{}: {}, DRAM {} of peak, SMs {}, occupancy {}", k.kernel, duration(k.time_ns),
+                                              pct(k.dram_pct), pct(k.sm_pct), pct(k.achieved_occupancy_pct)));
+        return fmt::format("Nsight Compute measured {}; none of the usual causes stands out (accesses coalesced, no bank "
+                           "conflicts, no local memory, enough warps)",
+                           fmt::join(figures, "; "));
+    }
+    std::vector<std::string> parts;
+    for (const auto& f : findings)
+        parts.push_back(fmt::format("{}: {}. The change most likely to help: {}", f.kernel, f.evidence, f.change));
+    return "Nsight Compute: " + fmt::format("{}", fmt::join(parts, ".\nNsight Compute: "));
+}
+
+std::vector<std::string> profile_table(const std::vector<kernel_measure>& kernels) {
+    std::vector<std::string> lines;
+    lines.push_back(fmt::format("{:<42} {:>9} {:>5} {:>5} {:>11} {:>5} {:>13} {:>5}", "kernel (Nsight Compute)", "time",
+                                "DRAM", "SM", "sector use", "bank", "occupancy", "local"));
+    for (const auto& k : kernels) {
+        const std::string origin = k.origin.empty() || k.origin == "yours" ? "" : " (" + k.origin + ")";
+        std::string name = k.kernel;
+        if (name.size() + origin.size() > 42) name = name.substr(0, 39 - origin.size()) + "...";
+        name += origin;
+        const std::string sectors = fmt::format("{}/{}", pct(k.load_sector_use_pct), pct(k.store_sector_use_pct));
+        std::string occupancy = fmt::format("{} of {}", pct(k.achieved_occupancy_pct), pct(k.theoretical_occupancy_pct));
+        std::string local = k.local_instructions < 0   ? "-"
+                            : k.local_instructions == 0 ? "0"
+                            : k.instructions > 0        ? pct(100 * k.local_instructions / k.instructions)
+                                                        : "yes";
+        lines.push_back(fmt::format("{:<42} {:>9} {:>5} {:>5} {:>11} {:>5} {:>13} {:>5}", name, duration(k.time_ns),
+                                    pct(k.dram_pct), pct(k.sm_pct), sectors, pct(k.shared_conflict_pct), occupancy,
+                                    local));
+        if (!k.occupancy_limit.empty())
+            lines.push_back(fmt::format("{:<42} occupancy limited by {}; block {}, grid {}, {} registers/thread", "",
+                                        k.occupancy_limit, k.block, k.grid, k.registers_per_thread));
+    }
+    return lines;
+}
+
+}  // namespace grader
