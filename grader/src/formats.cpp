@@ -32,6 +32,8 @@ json kernels_json(const std::vector<kernel_measure>& kernels) {
                         {"sm_pct", figure(k.sm_pct)},
                         {"load_sector_use_pct", figure(k.load_sector_use_pct)},
                         {"store_sector_use_pct", figure(k.store_sector_use_pct)},
+                        {"global_load_requests", figure(k.load_requests)},
+                        {"global_store_requests", figure(k.store_requests)},
                         {"shared_bank_conflict_pct", figure(k.shared_conflict_pct)},
                         {"achieved_occupancy_pct", figure(k.achieved_occupancy_pct)},
                         {"theoretical_occupancy_pct", figure(k.theoretical_occupancy_pct)},
@@ -163,6 +165,8 @@ std::string format_text(const lesson_report& r, const text_style& style) {
             for (const auto& m : message_lines(t)) out += "      " + m + "\n";
         if (!t.kernels.empty()) {
             for (const auto& row : profile_table(t.kernels)) out += "      " + paint(style, "2", row) + "\n";
+        } else if (t.profiled) {
+            out += "      " + paint(style, "2", "Nsight Compute saw no kernel run during this test") + "\n";
         }
     }
     out += "\n";
@@ -191,7 +195,7 @@ std::string format_json(const lesson_report& r) {
                          {"status", to_string(t.status)},
                          {"messages", t.messages},
                          {"ms", t.ms}});
-        if (!t.kernels.empty()) tests.back()["kernels"] = kernels_json(t.kernels);
+        if (t.profiled) tests.back()["kernels"] = kernels_json(t.kernels);
     }
     json j = {{"lesson", r.lesson_id}, {"title", r.title},   {"variant", r.variant},
               {"device", r.device},    {"seed", r.seed},     {"graded", r.graded()},

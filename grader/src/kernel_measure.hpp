@@ -17,6 +17,7 @@ struct kernel_measure {
     // Of each 32-byte sector global loads (stores) fetch, the share the
     // threads use: 100% when a warp's accesses are coalesced.
     double load_sector_use_pct = -1, store_sector_use_pct = -1;
+    double load_requests = -1, store_requests = -1;  // global loads (stores) issued by warps
     // Of the shared-memory wavefronts, the share that bank conflicts added.
     double shared_conflict_pct = -1;
     double achieved_occupancy_pct = -1, theoretical_occupancy_pct = -1;

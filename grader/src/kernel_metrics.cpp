@@ -22,6 +22,10 @@ namespace {
 // from what the course's solutions measure on an H200 (in brackets), so that
 // a kernel written the intended way is never blamed.
 constexpr double wasted_sector_below_pct = 50;   // a warp's accesses scattered (solutions: 82 to 100%)
+// Loads or stores that are this small a share of a kernel's global accesses
+// cost nothing worth naming, however scattered: a reduction's one store per
+// block uses 12% of its sector.
+constexpr double minor_access_share_pct = 10;
 constexpr double conflict_share_above_pct = 30;  // bank-conflict replays (solutions: under 2%)
 constexpr double local_share_above_pct = 0.5;    // local-memory instructions (solutions: 0)
 constexpr double idle_below_pct = 40;            // DRAM and SM both this idle: too little parallel work
@@ -90,10 +94,12 @@ kernel_measure measure_of(const launch_rows& r) {
     m.time_ns = r.get("gpu__time_duration.sum");
     m.dram_pct = r.get("dram__throughput.avg.pct_of_peak_sustained_elapsed");
     m.sm_pct = r.get("sm__throughput.avg.pct_of_peak_sustained_elapsed");
+    m.load_requests = r.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum");
+    m.store_requests = r.get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum");
     // A sector use of a kernel that issued no such access means nothing.
-    if (r.get("l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum", 1) > 0)
+    if (m.load_requests != 0)
         m.load_sector_use_pct = r.get("smsp__sass_average_data_bytes_per_sector_mem_global_op_ld.pct");
-    if (r.get("l1tex__t_requests_pipe_lsu_mem_global_op_st.sum", 1) > 0)
+    if (m.store_requests != 0)
         m.store_sector_use_pct = r.get("smsp__sass_average_data_bytes_per_sector_mem_global_op_st.pct");
     const double wavefronts = sum_if_any(r, "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
                                          "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum");
@@ -153,9 +159,18 @@ std::optional<kernel_finding> spills(const kernel_measure& k) {
         "and check `-Xptxas -v` for spill stores"};
 }
 
+// Whether `requests` are more than a minor share of all global accesses
+// (unknown counts: assume they are).
+bool major_share(double requests, double other) {
+    if (requests < 0 || other < 0 || requests + other == 0) return true;
+    return 100 * requests / (requests + other) >= minor_access_share_pct;
+}
+
 std::optional<kernel_finding> uncoalesced(const kernel_measure& k) {
-    const bool loads = k.load_sector_use_pct >= 0 && k.load_sector_use_pct < wasted_sector_below_pct;
-    const bool stores = k.store_sector_use_pct >= 0 && k.store_sector_use_pct < wasted_sector_below_pct;
+    const bool loads = k.load_sector_use_pct >= 0 && k.load_sector_use_pct < wasted_sector_below_pct &&
+                       major_share(k.load_requests, k.store_requests);
+    const bool stores = k.store_sector_use_pct >= 0 && k.store_sector_use_pct < wasted_sector_below_pct &&
+                        major_share(k.store_requests, k.load_requests);
     if (!loads && !stores) return std::nullopt;
     const double use = loads && stores ? std::min(k.load_sector_use_pct, k.store_sector_use_pct)
                        : loads         ? k.load_sector_use_pct

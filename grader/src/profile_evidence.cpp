@@ -91,7 +91,10 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
         if (!sources) sources = list_sources();
         attribute_kernels(kernels, sources->own, sources->test_program);
         graded_test& t = *std::find_if(tests.begin(), tests.end(), [&](const graded_test& g) { return g.id == id; });
-        if (options.every_test) t.kernels = kernels;
+        if (options.every_test) {
+            t.kernels = kernels;
+            t.profiled = true;
+        }
         // Only a failure of the kernels' own speed is explained.
         if (t.status == test_status::failed && kernel_speed.count(id))
             t.messages.insert(t.messages.begin(), profile_message(kernels, explain_slow_kernels(kernels)));

@@ -31,6 +31,7 @@ struct graded_test {
     // Nsight Compute's profile of the test's kernels, where one was asked
     // for (`grader run --profile`); it never changes the score.
     std::vector<kernel_measure> kernels;
+    bool profiled = false;  // a profile was taken (with no kernel in it, none ran)
 
     int score() const { return status == test_status::passed ? points : 0; }
 };

@@ -92,3 +92,29 @@ TEST(Formats, ColourOnlyWhenAsked) {
     const std::string text = grader::format_text(sample(), {true, true});
     EXPECT_NE(text.find("\x1b[32m"), std::string::npos);
 }
+
+TEST(Formats, AProfileIsATableInTextAndFiguresInJson) {
+    auto r = sample();
+    grader::kernel_measure k;
+    k.kernel = "lesson01::vecadd4_kernel";
+    k.origin = "yours";
+    k.time_ns = 364100;
+    k.dram_pct = 90.8;
+    k.load_sector_use_pct = 100;
+    r.tests[0].kernels = {k};
+    r.tests[0].profiled = true;
+    r.tests[2].profiled = true;  // profiled, and no kernel ran
+    const std::string text = grader::format_text(r, {false, true});
+    EXPECT_NE(text.find("      kernel (Nsight Compute)"), std::string::npos) << text;
+    EXPECT_NE(text.find("lesson01::vecadd4_kernel"), std::string::npos) << text;
+    EXPECT_NE(text.find("364.1 us   91%"), std::string::npos) << text;
+    EXPECT_NE(text.find("(needs correctness first)\n      Nsight Compute saw no kernel run during this test"),
+              std::string::npos)
+        << text;
+    const auto j = nlohmann::json::parse(grader::format_json(r));
+    EXPECT_EQ(j["tests"][0]["kernels"][0]["kernel"], "lesson01::vecadd4_kernel");
+    EXPECT_EQ(j["tests"][0]["kernels"][0]["dram_pct"], 90.8);
+    EXPECT_TRUE(j["tests"][0]["kernels"][0]["sm_pct"].is_null()) << "not measured is null, not 0";
+    EXPECT_TRUE(j["tests"][2]["kernels"].empty());
+    EXPECT_FALSE(j["tests"][1].contains("kernels")) << "not profiled";
+}

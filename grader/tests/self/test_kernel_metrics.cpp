@@ -2,14 +2,15 @@
 // names for a slow test, and how they reach the test's messages.
 //
 // The profiles in grader/tests/fixtures/ncu are ncu's own (2025.3.1, CUDA
-// 13.0, --csv --page details, --filter-mode per-launch-config --launch-count
-// 1), taken on an H200 of the course's speed tests: lesson01's solution and
-// its known-wrong index_transposed (VecAdd.Bandwidth), lesson07's solution
-// and tiled_b_tile_column_major (MatmulPerf.TiledVsNaive), and
-// register_blocked_acc_in_local_memory (MatmulPerf.RegisterBlockedVsCublas,
-// with cuBLAS's kernel, which that test runs too). They were taken before
-// smsp__inst_executed.sum joined the metrics, so they lack it, as a profile
-// may lack any metric.
+// 13.0), written by `grader run` on an H200 with profile_command's arguments,
+// of the course's speed tests: lesson01's known-wrong index_transposed
+// (VecAdd.Bandwidth), lesson07's solution, tiled_b_tile_column_major
+// (MatmulPerf.TiledVsNaive) and register_blocked_acc_in_local_memory
+// (MatmulPerf.RegisterBlockedVsCublas), lesson06's sum and lesson03's saxpy
+// (compiled at run time by NVRTC). Two were taken earlier, outside the
+// grader, before smsp__inst_executed.sum joined the metrics, so they lack it
+// (as any profile may lack a metric): lesson01's solution, and the
+// register-blocked mutant's test run whole, cuBLAS's kernel included.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -84,7 +85,7 @@ TEST(KernelMetrics, ATransposedTileIsNamedBankConflictsInTheTiledKernelOnly) {
     ASSERT_EQ(kernels.size(), 2u);
     grader::attribute_kernels(kernels, {{naive, "matmul_naive.cu"}, {tiled, "matmul_tiled.cu"}}, {});
     EXPECT_EQ(kernels[0].origin, "yours");
-    // 469,821,468 + 260,747,790 conflicts in 671,148,060 + 277,525,006 wavefronts.
+    // 469,822,169 + 260,751,315 conflicts in 671,148,761 + 277,528,531 wavefronts.
     EXPECT_NEAR(kernels[1].shared_conflict_pct, 77.0, 0.1);
     const auto findings = grader::explain_slow_kernels(kernels);
     ASSERT_EQ(findings.size(), 1u) << "the naive kernel (82.5% of each sector used) is not blamed";
@@ -95,8 +96,19 @@ TEST(KernelMetrics, ATransposedTileIsNamedBankConflictsInTheTiledKernelOnly) {
     EXPECT_TRUE(contains(findings[0].change, "pad each row by one element"));
 }
 
-TEST(KernelMetrics, LocalMemoryIsNamedAndALibrarysKernelIsNotJudged) {
+TEST(KernelMetrics, LocalMemoryIsNamedWithItsShareOfTheInstructions) {
     auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills"));
+    ASSERT_EQ(kernels.size(), 1u);
+    grader::attribute_kernels(kernels, {{blocked, "matmul_register_blocked.cu"}}, {});
+    const auto findings = grader::explain_slow_kernels(kernels);
+    ASSERT_EQ(findings.size(), 1u);
+    EXPECT_TRUE(contains(findings[0].evidence, "26% of its instructions load or store local memory: registers spilled "
+                                               "to local memory"))
+        << findings[0].evidence;
+}
+
+TEST(KernelMetrics, ALibrarysKernelIsNotJudged) {
+    auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills_and_cublas"));
     ASSERT_EQ(kernels.size(), 2u);
     grader::attribute_kernels(kernels, {{blocked, "matmul_register_blocked.cu"}}, {});
     EXPECT_EQ(kernels[0].kernel, "lesson07::matmul_register_blocked_kernel");
@@ -116,7 +128,7 @@ TEST(KernelMetrics, LocalMemoryIsNamedAndALibrarysKernelIsNotJudged) {
 }
 
 TEST(KernelMetrics, WithNoKernelOfTheStudentsTheMessageSaysWhatRan) {
-    auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills"));
+    auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills_and_cublas"));
     grader::attribute_kernels(kernels, {{naive, "matmul_naive.cu"}}, {{blocked, "test.cpp"}});
     EXPECT_EQ(kernels[0].origin, "test");
     EXPECT_EQ(grader::profile_message(kernels, grader::explain_slow_kernels(kernels)),
@@ -127,10 +139,27 @@ TEST(KernelMetrics, WithNoKernelOfTheStudentsTheMessageSaysWhatRan) {
 
 TEST(KernelMetrics, KernelsOfALibraryWithNoneCompiledInAreJudgedAsTheStudents) {
     // Lesson 3 compiles its kernel at run time (NVRTC): the library lists none.
+    auto saxpy = grader::parse_kernel_metrics(fixture("saxpy_nvrtc_solution"));
+    ASSERT_EQ(saxpy.size(), 1u);
+    EXPECT_EQ(saxpy[0].kernel, "saxpy");
+    grader::attribute_kernels(saxpy, {}, {});
+    EXPECT_EQ(saxpy[0].origin, "");
+    EXPECT_TRUE(contains(grader::profile_message(saxpy, {}), "saxpy: ")) << "judged, and nothing found";
     auto kernels = grader::parse_kernel_metrics(fixture("vecadd_index_transposed"));
     grader::attribute_kernels(kernels, {}, {});
-    EXPECT_EQ(kernels[0].origin, "");
     EXPECT_EQ(grader::explain_slow_kernels(kernels).size(), 1u);
+}
+
+TEST(KernelMetrics, AFewScatteredStoresAreNoCause) {
+    // A reduction stores one float per block: 12% of that sector is used,
+    // but those stores are a sliver of the kernel's accesses.
+    auto kernels = grader::parse_kernel_metrics(fixture("reduce_sum_solution"));
+    ASSERT_EQ(kernels.size(), 2u);
+    EXPECT_NEAR(kernels[0].store_sector_use_pct, 12.5, 0.01);
+    for (auto& k : kernels) k.origin = "yours";
+    EXPECT_TRUE(grader::explain_slow_kernels(kernels).empty());
+    kernels[0].store_requests = kernels[0].load_requests;  // as many stores as loads: that would count
+    EXPECT_TRUE(contains(grader::explain_slow_kernels(kernels).at(0).evidence, "its global stores use 12%"));
 }
 
 TEST(KernelMetrics, AnIdleGpuWithFewWarpsNamesWhatLimitsThem) {
@@ -179,7 +208,7 @@ TEST(KernelMetrics, TheCommandProfilesEachLaunchShapeOnceWithEveryMetric) {
 }
 
 TEST(KernelMetrics, TheTableHasALinePerKernelAndTheOccupancyLimit) {
-    auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills"));
+    auto kernels = grader::parse_kernel_metrics(fixture("matmul_register_blocked_spills_and_cublas"));
     grader::attribute_kernels(kernels, {{blocked, "matmul_register_blocked.cu"}}, {});
     const auto table = grader::profile_table(kernels);
     ASSERT_EQ(table.size(), 5u);  // header, then each kernel and its occupancy limit
