@@ -30,6 +30,9 @@ constexpr double conflict_share_above_pct = 30;  // bank-conflict replays (solut
 constexpr double local_share_above_pct = 0.5;    // local-memory instructions (solutions: 0)
 constexpr double idle_below_pct = 40;            // DRAM and SM both this idle: too little parallel work
 constexpr double low_occupancy_below_pct = 30;
+// A kernel that takes this small a share of the test's kernel time is not
+// where the time went (a reduction's last, one-block pass, say).
+constexpr double minor_time_share_pct = 10;
 
 const std::vector<std::string> metric_names = {
     "gpu__time_duration.sum",
@@ -310,11 +313,14 @@ std::vector<kernel_finding> explain_slow_kernels(const std::vector<kernel_measur
         if (judged(k)) ranked.push_back(&k);
     std::stable_sort(ranked.begin(), ranked.end(),
                      [](const kernel_measure* a, const kernel_measure* b) { return a->time_ns > b->time_ns; });
+    double total_ns = 0;
+    for (const kernel_measure* k : ranked) total_ns += std::max(0.0, k->time_ns);
     std::vector<kernel_finding> findings;
     std::set<std::string> named;
     for (const kernel_measure* k : ranked) {
         if (findings.size() == most) break;
         if (named.count(k->kernel)) continue;
+        if (k->time_ns >= 0 && total_ns > 0 && 100 * k->time_ns / total_ns < minor_time_share_pct) continue;
         // One cause per kernel, in the order of how surely it costs time.
         for (const auto& rule : {spills, uncoalesced, bank_conflicts, too_little_work})
             if (auto f = rule(*k)) {
