@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -71,8 +72,11 @@ int cmd_verify(const common_args& common, const verify_args& args) {
     std::cout << fmt::format("verifying on {} · seed {}\n", course::query_device().summary(), args.seed);
     for (const auto* lesson : lessons) {
         std::vector<verdict> verdicts;
+        const auto lesson_start = std::chrono::steady_clock::now();
+        double evidence_seconds = 0;
         auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
             const lesson_report r = grade_variant(m, *lesson, variant, options);
+            evidence_seconds += r.evidence_seconds;
             verdicts.push_back({label, r.score(), r.max_score(), std::move(outcome), check(r)});
         };
         judge("solution", "solution", check_full_marks, "full marks");
@@ -89,7 +93,11 @@ int cmd_verify(const common_args& common, const verify_args& args) {
             }
         }
 
-        std::cout << fmt::format("\n{} · {}\n", lesson->id, lesson->title);
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - lesson_start).count();
+        // What the explanations cost: compute-sanitizer's reruns and Nsight
+        // Compute's profiles of failed tests, after every verdict was in.
+        std::cout << fmt::format("\n{} · {} · {:.0f} s, of which {:.0f} s explaining failures\n", lesson->id,
+                                 lesson->title, seconds, evidence_seconds);
         for (const auto& v : verdicts) {
             const bool ok = v.problems.empty();
             const std::string mark = ok ? (color ? "\x1b[32m✓\x1b[0m" : "✓") : (color ? "\x1b[31m✗\x1b[0m" : "✗");

@@ -202,6 +202,7 @@ std::string format_json(const lesson_report& r) {
               {"score", r.score()},    {"max_score", r.max_score()}, {"tests", tests}};
     if (!r.no_gpu_reason.empty()) j["no_gpu_reason"] = r.no_gpu_reason;
     if (!r.notes.empty()) j["notes"] = r.notes;
+    j["evidence_seconds"] = r.evidence_seconds;
     return j.dump(2) + "\n";
 }
 

@@ -89,6 +89,7 @@ lesson_report grade_program(const manifest& m, const lesson_info& lesson, const 
         graded_run graded = run_graded_tests(run);
         report.tests = std::move(graded.tests);
         report.notes.insert(report.notes.end(), graded.notes.begin(), graded.notes.end());
+        report.evidence_seconds = graded.evidence_seconds;
     } catch (const std::exception& e) {
         throw user_error(build_error, fmt::format("could not run {}: {}", program.tests.string(), e.what()));
     }

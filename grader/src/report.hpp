@@ -45,6 +45,9 @@ struct lesson_report {
     unsigned long long seed = 0;
     std::vector<graded_test> tests;
     std::vector<std::string> notes;  // what the grader ignored or could not do
+    // Seconds spent explaining failures (compute-sanitizer, Nsight Compute)
+    // once the verdicts were in.
+    double evidence_seconds = 0;
 
     int score() const;
     int max_score() const;

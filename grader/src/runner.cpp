@@ -743,12 +743,14 @@ graded_run run_graded_tests(const run_options& options) {
     // none. It times nothing, so it shares the GPU again.
     turn.reset();  // out first: a run held alone must let the others in
     turn = std::make_unique<gpu_turn>(options.gate);
+    const auto evidence_start = clock::now();
     const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests);
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
     // A profile's figures (DRAM throughput, time) are only right with the GPU
     // to itself; the gate is taken once the first test is about to be profiled.
     const std::vector<std::string> profile_notes = add_profile_findings(options, kernel_speed, run.tests, *turn);
     run.notes.insert(run.notes.end(), profile_notes.begin(), profile_notes.end());
+    run.evidence_seconds = std::chrono::duration<double>(clock::now() - evidence_start).count();
     return run;
 }
 

@@ -85,6 +85,7 @@ struct run_options {
 struct graded_run {
     std::vector<graded_test> tests;
     std::vector<std::string> notes;  // what the grader ignored or could not do, said once each
+    double evidence_seconds = 0;     // spent on the sanitizer's reruns and the profiles, after the verdicts
 };
 
 // Runs the correctness tests; then, if the judge passed them all, the
