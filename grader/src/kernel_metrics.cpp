@@ -26,7 +26,7 @@ constexpr double wasted_sector_below_pct = 50;   // a warp's accesses scattered 
 // cost nothing worth naming, however scattered: a reduction's one store per
 // block uses 12% of its sector.
 constexpr double minor_access_share_pct = 10;
-constexpr double conflict_share_above_pct = 30;  // bank-conflict replays (solutions: under 2%)
+constexpr double conflict_share_above_pct = 30;  // bank-conflict replays (solutions: under 7%)
 constexpr double local_share_above_pct = 0.5;    // local-memory instructions (solutions: 0)
 constexpr double idle_below_pct = 40;            // DRAM and SM both this idle: too little parallel work
 constexpr double low_occupancy_below_pct = 30;
