@@ -336,16 +336,16 @@ std::string profile_message(const std::vector<kernel_measure>& kernels, const st
     const bool any_judged = std::any_of(kernels.begin(), kernels.end(), judged);
     if (!any_judged) {
         if (kernels.empty())
-            return "Nsight Compute saw no kernel run during this test: the work was not done by a kernel on the GPU "
-                   "(on the host, or by copies)";
+            return "Nsight Compute saw no kernel run during this test: either the work was done without one (on the "
+                   "host, or by copies), or no launch succeeded";
         std::vector<std::string> names;
         for (const auto& k : kernels)
             if (k.origin == "library") names.push_back(k.kernel);
         if (names.empty())
-            return "Nsight Compute saw no kernel of yours run during this test (only the test's own): the work was not "
-                   "done by a kernel of yours";
-        return fmt::format("Nsight Compute saw no kernel of yours run during this test, only {}: the work was done by a "
-                           "library's kernels",
+            return "Nsight Compute saw no kernel of yours run during this test (only the test's own): either the work "
+                   "was done without one, or no launch of yours succeeded";
+        return fmt::format("Nsight Compute saw no kernel compiled into your code run during this test, only {}: a "
+                           "library's kernels, or kernels compiled at run time",
                            fmt::join(names, ", "));
     }
     if (findings.empty()) {
