@@ -105,6 +105,9 @@ std::string diagnosis_of(const graded_test& test) {
     // addresses after it differ from student to student.
     if (lines.front().rfind("compute-sanitizer", 0) == 0)
         return shortened(lines.front().substr(0, lines.front().find(", thread")));
+    // A profile's finding: what it measured, without the advice after it.
+    if (lines.front().rfind("Nsight Compute", 0) == 0)
+        return shortened(lines.front().substr(0, lines.front().find(". The change most likely to help")));
     return shortened(lines.size() > 1 ? lines.back() : lines.front());
 }
 

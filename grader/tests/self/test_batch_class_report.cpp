@@ -99,6 +99,12 @@ TEST(BatchClassReport, ADiagnosisIsTheExplanationThatEndsAFailure) {
                                  "(1,0,0) block (3,0,0)",
                                  "wrote past the end"})),
               "compute-sanitizer (memcheck): out-of-bounds read of 4 bytes in k at a.cu:18");
+    // A profile's finding: what was measured, not the advice.
+    EXPECT_EQ(diagnosis_of(test("T.g", 1, test_status::failed,
+                                {"Nsight Compute: k: 77% of its wavefronts are replays. The change most likely to help: "
+                                 "pad each row",
+                                 "0.77x; 2x is needed"})),
+              "Nsight Compute: k: 77% of its wavefronts are replays");
 }
 
 TEST(BatchClassReport, NumbersAreMaskedSoOneMistakeCountsOnce) {
