@@ -45,6 +45,12 @@ gpu_turn::~gpu_turn() {
     else gate_->leave_shared();
 }
 
+void gpu_turn::let_waiting_runs_in() {
+    if (!gate_ || alone_) return;
+    gate_->leave_shared();
+    gate_->enter_shared();
+}
+
 void gpu_turn::alone() {
     if (!gate_ || alone_) return;
     // Leave first, then wait: two runs that both want to be alone must not

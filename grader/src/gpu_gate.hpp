@@ -43,6 +43,11 @@ public:
     gpu_turn& operator=(const gpu_turn&) = delete;
 
     void alone();  // once: later calls do nothing
+    // While shared: step out and back in, so that a run waiting to be alone
+    // goes first (the gate serves it before new sharers). Called between
+    // long stretches of shared work (the sanitizer's reruns), so that one
+    // run's explanations do not hold up every other run's timed tests.
+    void let_waiting_runs_in();
 
 private:
     gpu_gate* gate_;

@@ -540,7 +540,8 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
 // Reruns tests alone under compute-sanitizer, each in a process of its own
 // (sandboxed where the run is), with logs and evidence apart from the graded
 // run's: the judge has finished with those, and these prove nothing.
-std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests) {
+std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests,
+                                                gpu_turn& turn) {
     if (!options.sanitize_failures && !options.sanitize_every_test) return {};
     run_options rerun = options;
     rerun.log_dir = sanitizer_dir(options);
@@ -555,6 +556,7 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     return add_sanitizer_evidence(
         tests, plan, reports,
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+            turn.let_waiting_runs_in();  // each rerun may take many seconds
             test_processes under_tool(rerun, options.tests_program, "record", fmt::format("sanitizer{}", ++reruns),
                                       limit);
             under_tool.run_under(tool, reports);
@@ -744,7 +746,7 @@ graded_run run_graded_tests(const run_options& options) {
     turn.reset();  // out first: a run held alone must let the others in
     turn = std::make_unique<gpu_turn>(options.gate);
     const auto evidence_start = clock::now();
-    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests);
+    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests, *turn);
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
     // A profile's figures (DRAM throughput, time) are only right with the GPU
     // to itself; the gate is taken once the first test is about to be profiled.

@@ -62,6 +62,25 @@ TEST(GpuGate, AWaitingTimedRunGoesBeforeNewSharers) {
     EXPECT_EQ(sharer_at, 2);
 }
 
+TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
+    gpu_gate gate;
+    gpu_turn explaining(&gate);  // shared: its long sanitizer reruns
+    std::atomic<bool> timed_done{false};
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();
+        std::this_thread::sleep_for(20ms);
+        timed_done = true;
+    });
+    std::this_thread::sleep_for(50ms);  // the timed run waits for the explaining one
+    EXPECT_FALSE(timed_done);
+    explaining.let_waiting_runs_in();  // between two reruns
+    EXPECT_TRUE(timed_done) << "back in only once the timed run was done";
+    timed.join();
+    gpu_turn alone(nullptr);
+    alone.let_waiting_runs_in();  // no gate: nothing to do
+}
+
 TEST(GpuGate, CountsTheTimeHeldAlone) {
     gpu_gate gate;
     {
