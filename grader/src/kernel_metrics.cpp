@@ -155,7 +155,7 @@ std::optional<kernel_finding> spills(const kernel_measure& k) {
         share >= 0 ? fmt::format("{} of its instructions load or store local memory: registers spilled to local memory, or an "
                                  "array indexed at run time (local memory is as slow as global memory)",
                                  pct(share))
-                   : fmt::format("{:.0f} of its instructions load or store local memory: registers spilled to local memory, "
+                   : fmt::format("{:.0f} of its warp instructions load or store local memory: registers spilled to local memory, "
                                  "or an array indexed at run time",
                                  k.local_instructions),
         "keep per-thread arrays in registers: index them only with numbers the compiler knows (fully unrolled loops), "
