@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <memory>
 #include <set>
-#include <sstream>
 
 #include "kernel_profile.hpp"
 
@@ -266,31 +264,14 @@ std::string short_kernel_name(const std::string& mangled) {
 std::vector<kernel_measure> parse_kernel_metrics(const std::string& csv_text) {
     std::map<std::string, launch_rows> by_id;
     std::vector<std::string> order;
-    std::istringstream lines(csv_text);
-    int id_at = -1, name_at = -1, block_at = -1, grid_at = -1, metric_at = -1, value_at = -1;
-    for (std::string line; std::getline(lines, line);) {
-        if (line.empty() || line[0] != '"') continue;  // ==PROF==, ==WARNING== and ==ERROR== lines
-        const auto fields = csv_fields(line);
-        if (metric_at < 0) {
-            for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
-                if (fields[i] == "ID") id_at = i;
-                if (fields[i] == "Kernel Name") name_at = i;
-                if (fields[i] == "Block Size") block_at = i;
-                if (fields[i] == "Grid Size") grid_at = i;
-                if (fields[i] == "Metric Name") metric_at = i;
-                if (fields[i] == "Metric Value") value_at = i;
-            }
-            if (id_at < 0 || name_at < 0 || value_at < 0) metric_at = -1;
-            continue;
-        }
-        const int most = std::max({id_at, name_at, block_at, grid_at, metric_at, value_at});
-        if (static_cast<int>(fields.size()) <= most) continue;
-        const std::string& id = fields[id_at];
+    for (const auto& row : ncu_csv_rows(csv_text)) {
+        const std::string& id = field_of(row, "ID");
+        if (id.empty()) continue;  // a page without launch IDs is not the details page
         if (!by_id.count(id)) {
             order.push_back(id);
-            by_id[id] = {fields[name_at], block_at >= 0 ? fields[block_at] : "", grid_at >= 0 ? fields[grid_at] : "", {}};
+            by_id[id] = {field_of(row, "Kernel Name"), field_of(row, "Block Size"), field_of(row, "Grid Size"), {}};
         }
-        if (const auto v = number(fields[value_at])) by_id[id].metric[fields[metric_at]] = *v;
+        if (const auto v = number(field_of(row, "Metric Value"))) by_id[id].metric[field_of(row, "Metric Name")] = *v;
     }
     std::vector<kernel_measure> kernels;
     for (const auto& id : order) kernels.push_back(measure_of(by_id[id]));

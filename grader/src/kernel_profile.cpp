@@ -1,5 +1,6 @@
 #include "kernel_profile.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -10,6 +11,9 @@ namespace fs = std::filesystem;
 
 namespace grader {
 
+namespace {
+
+// One CSV line's fields: quoted ("a, b"), doubled quotes inside, or bare.
 std::vector<std::string> csv_fields(const std::string& line) {
     std::vector<std::string> fields(1);
     bool quoted = false;
@@ -29,8 +33,6 @@ std::vector<std::string> csv_fields(const std::string& line) {
     }
     return fields;
 }
-
-namespace {
 
 // "6,208" in `unit` -> nanoseconds; nullopt when it is not a time.
 std::optional<double> nanoseconds(std::string value, const std::string& unit) {
@@ -59,27 +61,40 @@ std::vector<std::string> ncu_command(const fs::path& ncu, const fs::path& csv_fi
             "--log-file",       csv_file.string()};
 }
 
-std::vector<kernel_launch> parse_ncu_csv(const std::string& text) {
-    std::vector<kernel_launch> launches;
+std::vector<ncu_row> ncu_csv_rows(const std::string& text) {
+    std::vector<ncu_row> rows;
+    std::vector<std::string> header;
+    auto is_header = [](const std::vector<std::string>& fields) {
+        const auto has = [&](const char* column) { return std::find(fields.begin(), fields.end(), column) != fields.end(); };
+        return has("Kernel Name") && has("Metric Name") && has("Metric Value");
+    };
     std::istringstream lines(text);
-    int name_at = -1, metric_at = -1, unit_at = -1, value_at = -1;
     for (std::string line; std::getline(lines, line);) {
-        if (line.empty() || line[0] != '"') continue;  // ==PROF== and ==WARNING== lines
-        const auto fields = csv_fields(line);
-        if (name_at < 0) {
-            for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
-                if (fields[i] == "Kernel Name") name_at = i;
-                if (fields[i] == "Metric Name") metric_at = i;
-                if (fields[i] == "Metric Unit") unit_at = i;
-                if (fields[i] == "Metric Value") value_at = i;
-            }
-            if (metric_at < 0 || unit_at < 0 || value_at < 0) name_at = -1;
+        if (line.empty() || line[0] != '"') continue;  // ==PROF==, ==WARNING== and ==ERROR== lines
+        auto fields = csv_fields(line);
+        if (header.empty()) {
+            if (is_header(fields)) header = std::move(fields);
             continue;
         }
-        const int most = std::max({name_at, metric_at, unit_at, value_at});
-        if (static_cast<int>(fields.size()) <= most || fields[metric_at] != "gpu__time_duration.sum") continue;
-        if (const auto ns = nanoseconds(fields[value_at], fields[unit_at]))
-            launches.push_back({fields[name_at], *ns});
+        ncu_row row;
+        for (std::size_t i = 0; i < std::min(fields.size(), header.size()); ++i) row[header[i]] = std::move(fields[i]);
+        rows.push_back(std::move(row));
+    }
+    return rows;
+}
+
+const std::string& field_of(const ncu_row& row, const std::string& column) {
+    static const std::string none;
+    const auto it = row.find(column);
+    return it == row.end() ? none : it->second;
+}
+
+std::vector<kernel_launch> parse_ncu_csv(const std::string& text) {
+    std::vector<kernel_launch> launches;
+    for (const auto& row : ncu_csv_rows(text)) {
+        if (field_of(row, "Metric Name") != "gpu__time_duration.sum") continue;
+        if (const auto ns = nanoseconds(field_of(row, "Metric Value"), field_of(row, "Metric Unit")))
+            launches.push_back({field_of(row, "Kernel Name"), *ns});
     }
     return launches;
 }

@@ -22,8 +22,14 @@ std::optional<std::filesystem::path> find_cuobjdump();
 // without the profiler), names as compiled, every kernel.
 std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const std::filesystem::path& csv_file);
 
-// One line of ncu's CSV: quoted ("a, b"), doubled quotes inside, or bare.
-std::vector<std::string> csv_fields(const std::string& line);
+// ncu's --csv output, its "details" page: a row per kernel launch and
+// metric, each as column name -> field ("Kernel Name", "Metric Name",
+// "Metric Unit", "Metric Value", "ID", "Grid Size"...). Its own lines
+// (==PROF==, ==WARNING==, ==ERROR==) are not rows.
+using ncu_row = std::map<std::string, std::string>;
+std::vector<ncu_row> ncu_csv_rows(const std::string& text);
+// A row's field; empty where the row has no such column.
+const std::string& field_of(const ncu_row& row, const std::string& column);
 
 struct kernel_launch {
     std::string kernel;  // mangled, as compiled
