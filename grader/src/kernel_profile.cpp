@@ -130,6 +130,15 @@ std::map<std::string, std::string> kernels_compiled_in(const fs::path& cuobjdump
     return parse_kernel_symbols(file_text(log));
 }
 
+kernel_sources kernel_sources_of(const std::optional<fs::path>& cuobjdump, const fs::path& library,
+                                 const fs::path& tests_program, const fs::path& log_dir) {
+    kernel_sources sources;
+    if (!cuobjdump || library.empty()) return sources;
+    sources.own = kernels_compiled_in(*cuobjdump, library, log_dir / "library-kernels.txt");
+    sources.test_program = kernels_compiled_in(*cuobjdump, tests_program, log_dir / "program-kernels.txt");
+    return sources;
+}
+
 nlohmann::json attribute_launches(const std::vector<kernel_launch>& launches,
                                   const std::map<std::string, std::string>& own,
                                   const std::map<std::string, std::string>& test_program) {

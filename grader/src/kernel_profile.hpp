@@ -47,6 +47,16 @@ std::map<std::string, std::string> kernels_compiled_in(const std::filesystem::pa
                                                        const std::filesystem::path& binary,
                                                        const std::filesystem::path& log);
 
+// The kernels compiled into the student's library and into the test
+// program (mangled name -> source file), each listed by cuobjdump into a file
+// in `log_dir`; none where cuobjdump or the library is missing.
+struct kernel_sources {
+    std::map<std::string, std::string> own, test_program;
+};
+kernel_sources kernel_sources_of(const std::optional<std::filesystem::path>& cuobjdump,
+                                 const std::filesystem::path& library, const std::filesystem::path& tests_program,
+                                 const std::filesystem::path& log_dir);
+
 // The file the judge reads: each launch with its origin, "own" (compiled
 // from the student's library: `own` maps kernel to source file), "harness"
 // (compiled into the test program, not the library), or "foreign".

@@ -13,11 +13,11 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
-#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "kernel_profile.hpp"
 #include "report.hpp"
 
 namespace grader {
@@ -37,11 +37,7 @@ using run_under_profiler_fn = std::function<void(const std::string& id, const st
                                                  std::chrono::milliseconds limit)>;
 
 // The kernels compiled into the student's library and into the test
-// program (mangled name -> source file): asked for once, when the first
-// profile is read.
-struct kernel_sources {
-    std::map<std::string, std::string> own, test_program;
-};
+// program (kernel_profile.hpp): asked for once, when the first profile is read.
 using list_kernel_sources_fn = std::function<kernel_sources()>;
 
 // The tests to profile, in report order. `kernel_speed`: the performance

@@ -503,14 +503,14 @@ void clear_run_files(const run_options& options) {
 // into the test program: what it takes to say where a kernel came from.
 struct kernel_profiler {
     std::filesystem::path ncu, cuobjdump;
-    std::map<std::string, std::string> own, test_program;
+    kernel_sources sources;
 
     // Read once the profiled tests are about to run (never on a machine
     // without a GPU, where they are not). A library with no kernels yet (a
     // skeleton) lists none: then none are its own.
     void list_kernels(const run_options& options) {
-        own = kernels_compiled_in(cuobjdump, options.implementation_library, profile_dir(options) / "library-kernels.txt");
-        test_program = kernels_compiled_in(cuobjdump, options.tests_program, profile_dir(options) / "program-kernels.txt");
+        sources = kernel_sources_of(cuobjdump, options.implementation_library, options.tests_program,
+                                    profile_dir(options));
     }
 };
 
@@ -519,7 +519,7 @@ std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) 
     const auto ncu = find_ncu();
     const auto cuobjdump = find_cuobjdump();
     if (!ncu || !cuobjdump) return std::nullopt;
-    return kernel_profiler{*ncu, *cuobjdump, {}, {}};
+    return kernel_profiler{*ncu, *cuobjdump, {}};
 }
 
 // What the judge reads about a profiled test: ncu's launches with their
@@ -534,7 +534,7 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
     for (std::string line; launches.empty() && std::getline(lines, line);)
         if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
             return no_profile(line.substr(10));
-    return attribute_launches(launches, profiler.own, profiler.test_program);
+    return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
 }
 
 // Reruns tests alone under compute-sanitizer, each in a process of its own
@@ -581,12 +581,7 @@ std::vector<std::string> add_profile_findings(const run_options& options, const 
     plan.budget = plan.every_test ? profile_all_budget : failure_profile_budget;
     plan.per_run_limit = sanitizer_limit_factor * options.per_test_limit;
     auto list_sources = [&] {
-        kernel_sources sources;
-        if (const auto cuobjdump = find_cuobjdump(); cuobjdump && !options.implementation_library.empty()) {
-            sources.own = kernels_compiled_in(*cuobjdump, options.implementation_library, rerun.log_dir / "library-kernels.txt");
-            sources.test_program = kernels_compiled_in(*cuobjdump, options.tests_program, rerun.log_dir / "program-kernels.txt");
-        }
-        return sources;
+        return kernel_sources_of(find_cuobjdump(), options.implementation_library, options.tests_program, rerun.log_dir);
     };
     return add_profile_evidence(
         tests, kernel_speed, plan, reports, list_sources,
