@@ -537,59 +537,72 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
     return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
 }
 
-// Reruns tests alone under compute-sanitizer, each in a process of its own
-// (sandboxed where the run is), with logs and evidence apart from the graded
-// run's: the judge has finished with those, and these prove nothing.
+// Runs single tests of the student's program again under a tool
+// (compute-sanitizer, ncu), each alone in a process of its own (sandboxed
+// where the run is), with logs and evidence in a folder of their own, apart
+// from the graded run's: the judge has finished with those, and these prove
+// nothing. The tool writes its reports into reports().
+class tool_reruns {
+public:
+    tool_reruns(const run_options& options, std::filesystem::path dir, std::string log_prefix)
+        : options_(options), rerun_(options), log_prefix_(std::move(log_prefix)) {
+        rerun_.log_dir = std::move(dir);
+        std::filesystem::create_directories(evidence_dir(rerun_));
+        std::filesystem::create_directories(claims_dir(rerun_));  // empty: nothing to wait for
+    }
+    const std::filesystem::path& log_dir() const { return rerun_.log_dir; }
+    std::filesystem::path reports() const { return rerun_.log_dir / "reports"; }
+
+    void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+        test_processes under_tool(rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_),
+                                  limit);
+        under_tool.run_under(tool, reports());
+        under_tool.run({id});
+    }
+
+private:
+    const run_options& options_;
+    run_options rerun_;
+    std::string log_prefix_;
+    int runs_ = 0;
+};
+
+// Reruns failed tests (or, with --sanitize, every GPU test) under compute-sanitizer.
 std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests,
                                                 gpu_turn& turn) {
     if (!options.sanitize_failures && !options.sanitize_every_test) return {};
-    run_options rerun = options;
-    rerun.log_dir = sanitizer_dir(options);
-    std::filesystem::create_directories(evidence_dir(rerun));
-    std::filesystem::create_directories(claims_dir(rerun));  // empty: nothing to wait for
-    const auto reports = rerun.log_dir / "reports";
-    int reruns = 0;
+    tool_reruns reruns(options, sanitizer_dir(options), "sanitizer");
     sanitizer_options plan;
     plan.every_test = options.sanitize_every_test;
     plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
     plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
     return add_sanitizer_evidence(
-        tests, plan, reports,
+        tests, plan, reruns.reports(),
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
             turn.let_waiting_runs_in();  // each rerun may take many seconds
-            test_processes under_tool(rerun, options.tests_program, "record", fmt::format("sanitizer{}", ++reruns),
-                                      limit);
-            under_tool.run_under(tool, reports);
-            under_tool.run({id});
+            reruns.run(id, tool, limit);
         });
 }
 
-// Profiles slow tests (or, with --profile, every performance test) alone
-// under Nsight Compute, each in a process of its own, apart from the graded
-// run's files as the sanitizer's reruns are.
+// Profiles slow tests (or, with --profile, every performance test) under
+// Nsight Compute, with the GPU to this run alone.
 std::vector<std::string> add_profile_findings(const run_options& options, const std::set<std::string>& kernel_speed,
                                               std::vector<graded_test>& tests, gpu_turn& turn) {
     if (!options.profile_failures && !options.profile_every_test) return {};
-    run_options rerun = options;
-    rerun.log_dir = metrics_dir(options);
-    std::filesystem::create_directories(evidence_dir(rerun));
-    std::filesystem::create_directories(claims_dir(rerun));  // empty: nothing to wait for
-    const auto reports = rerun.log_dir / "reports";
-    int runs = 0;
+    tool_reruns reruns(options, metrics_dir(options), "profile");
     profile_options plan;
     plan.every_test = options.profile_every_test;
     plan.budget = plan.every_test ? profile_all_budget : failure_profile_budget;
     plan.per_run_limit = sanitizer_limit_factor * options.per_test_limit;
     auto list_sources = [&] {
-        return kernel_sources_of(find_cuobjdump(), options.implementation_library, options.tests_program, rerun.log_dir);
+        return kernel_sources_of(find_cuobjdump(), options.implementation_library, options.tests_program,
+                                 reruns.log_dir());
     };
     return add_profile_evidence(
-        tests, kernel_speed, plan, reports, list_sources,
+        tests, kernel_speed, plan, reruns.reports(), list_sources,
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
             turn.alone();
-            test_processes under_tool(rerun, options.tests_program, "record", fmt::format("profile{}", ++runs), limit);
-            under_tool.run_under(tool, reports);
-            under_tool.run({id});
+            reruns.run(id, tool, limit);
         });
 }
 
