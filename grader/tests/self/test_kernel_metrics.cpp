@@ -17,7 +17,7 @@
 #include <algorithm>
 #include <fstream>
 
-#include "course/temp_dir.hpp"
+#include "fake_cuda_tool.hpp"
 #include "kernel_metrics.hpp"
 #include "process.hpp"
 #include "profile_evidence.hpp"
@@ -197,10 +197,7 @@ TEST(KernelMetrics, NamesAreDemangledWithoutTheirParameters) {
 TEST(KernelMetrics, TheCommandProfilesEachLaunchShapeOnceWithEveryMetric) {
     const auto args = grader::profile_command("/cuda/bin/ncu", "/logs/t.csv");
     EXPECT_EQ(args.front(), "/cuda/bin/ncu");
-    const auto at = [&](const std::string& name) {
-        const auto it = std::find(args.begin(), args.end(), name);
-        return it == args.end() || it + 1 == args.end() ? std::string() : *(it + 1);
-    };
+    const auto at = [&](const std::string& name) { return grader::testing::arg_after(args, name); };
     EXPECT_EQ(at("--filter-mode"), "per-launch-config");
     EXPECT_EQ(at("--launch-count"), "1");
     EXPECT_EQ(at("--log-file"), "/logs/t.csv");
@@ -221,15 +218,10 @@ TEST(KernelMetrics, TheTableHasALinePerKernelAndTheOccupancyLimit) {
 
 // The profiles, with a stand-in for ncu and the test program: each "run"
 // writes the profile the test says ncu would.
-struct fake_ncu {
-    fake_ncu() : dir("grader-profile-test") {
-        const auto tool = dir.path() / "ncu";
-        std::ofstream(tool) << "#!/bin/sh\n";
-        setenv("COURSE_NCU", tool.c_str(), 1);
-    }
-    ~fake_ncu() { unsetenv("COURSE_NCU"); }
-    course::temp_dir dir;
+struct fake_ncu : grader::testing::fake_cuda_tool {
+    fake_ncu() : fake_cuda_tool("COURSE_NCU", "ncu") {}
 };
+using grader::testing::arg_after;
 
 std::vector<grader::graded_test> speed_tests() {
     std::vector<grader::graded_test> tests(4);
@@ -246,11 +238,6 @@ std::vector<grader::graded_test> speed_tests() {
     tests[3].performance = true;
     tests[3].status = grader::test_status::passed;
     return tests;
-}
-
-std::string arg_after(const std::vector<std::string>& args, const std::string& name) {
-    const auto it = std::find(args.begin(), args.end(), name);
-    return it == args.end() || it + 1 == args.end() ? "" : *(it + 1);
 }
 
 TEST(ProfileEvidence, AFailedSpeedTestOfTheKernelsLeadsWithWhatTheProfileShows) {

@@ -16,6 +16,7 @@
 #include <fstream>
 
 #include "course/temp_dir.hpp"
+#include "fake_cuda_tool.hpp"
 #include "sanitizer.hpp"
 #include "sanitizer_evidence.hpp"
 
@@ -213,20 +214,10 @@ TEST(SanitizerCommand, WritesItsReportToAFileAndChecksOnlyKernels) {
 
 // The reruns, with a stand-in for the test program: each "run" writes the
 // report the test says the tool would.
-struct fake_sanitizer {
-    fake_sanitizer() : dir("grader-sanitizer-test") {
-        const auto tool = dir.path() / "compute-sanitizer";
-        std::ofstream(tool) << "#!/bin/sh\n";
-        setenv("COURSE_COMPUTE_SANITIZER", tool.c_str(), 1);
-    }
-    ~fake_sanitizer() { unsetenv("COURSE_COMPUTE_SANITIZER"); }
-    course::temp_dir dir;
+struct fake_sanitizer : grader::testing::fake_cuda_tool {
+    fake_sanitizer() : fake_cuda_tool("COURSE_COMPUTE_SANITIZER", "compute-sanitizer") {}
 };
-
-std::string arg_after(const std::vector<std::string>& args, const std::string& name) {
-    const auto it = std::find(args.begin(), args.end(), name);
-    return it == args.end() || it + 1 == args.end() ? "" : *(it + 1);
-}
+using grader::testing::arg_after;
 
 std::vector<grader::graded_test> lesson_tests() {
     std::vector<grader::graded_test> tests(4);
