@@ -83,6 +83,15 @@ std::vector<ncu_row> ncu_csv_rows(const std::string& text) {
     return rows;
 }
 
+std::vector<std::string> ncu_errors(const std::string& text) {
+    std::vector<std::string> errors;
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);)
+        if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
+            errors.push_back(line.substr(10));
+    return errors;
+}
+
 const std::string& field_of(const ncu_row& row, const std::string& column) {
     static const std::string none;
     const auto it = row.find(column);

@@ -28,6 +28,10 @@ std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const std
 // (==PROF==, ==WARNING==, ==ERROR==) are not rows.
 using ncu_row = std::map<std::string, std::string>;
 std::vector<ncu_row> ncu_csv_rows(const std::string& text);
+// ncu's own error lines ("==ERROR== ..."), without that prefix, but not the
+// one that only says the program ended with an error code: a failed test does
+// that.
+std::vector<std::string> ncu_errors(const std::string& text);
 // A row's field; empty where the row has no such column.
 const std::string& field_of(const ncu_row& row, const std::string& column);
 

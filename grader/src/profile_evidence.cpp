@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <optional>
-#include <sstream>
 
 #include "course/testing/evidence.hpp"
 #include "kernel_metrics.hpp"
@@ -17,17 +16,6 @@ namespace grader {
 
 namespace {
 using clock = std::chrono::steady_clock;
-
-// ncu's own error lines ("==ERROR== ..."), but not the one that only says
-// the program ended with 1: a failed test does that.
-std::vector<std::string> ncu_errors(const std::string& text) {
-    std::vector<std::string> errors;
-    std::istringstream lines(text);
-    for (std::string line; std::getline(lines, line);)
-        if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
-            errors.push_back(line.substr(10));
-    return errors;
-}
 
 bool ran(const graded_test& t) { return t.status == test_status::passed || t.status == test_status::failed; }
 }  // namespace

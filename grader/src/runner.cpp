@@ -530,10 +530,7 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
     const std::vector<kernel_launch> launches = parse_ncu_csv(text);
     // ncu's own errors mean no profile, unless it profiled kernels anyway; a
     // test program that ends with 1 (a failed test) is not one.
-    std::istringstream lines(text);
-    for (std::string line; launches.empty() && std::getline(lines, line);)
-        if (line.rfind("==ERROR==", 0) == 0 && line.find("The application returned an error code") == std::string::npos)
-            return no_profile(line.substr(10));
+    if (const auto errors = ncu_errors(text); launches.empty() && !errors.empty()) return no_profile(errors.front());
     return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
 }
 
