@@ -13,7 +13,9 @@ is saved first and put back at the end, whatever happens). Same seed both ways.
 Prints and writes OUT/bench.json: submissions per minute each way, the loop's
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
-bound), and every student whose score differs between the two.
+bound), what else the GPU did (shared by correctness tests and the
+sanitizer's reruns, idle), and every student whose score differs between the
+two.
 """
 import argparse
 import json
@@ -127,6 +129,7 @@ def main():
         result["scores_differ"] = differ
 
     n = len(students)
+    sec = summary["seconds"]
     per_min = lambda s: 60.0 * n / s if s > 0 else float("inf")
     result["batch"]["per_min"] = per_min(batch_s)
     result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
@@ -135,7 +138,10 @@ def main():
              f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
              f"grading {summary['seconds']['grade_summed']:.0f} s summed; timed tests held the GPU "
              f"{summary['seconds']['gpu_alone']:.1f} s: bound {per_min(summary['seconds']['gpu_alone']):.1f}/min, "
-             f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it"]
+             f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it",
+             f"  GPU: alone {sec['gpu_alone']:.1f} s, shared {sec['gpu_shared']:.1f} s (of which a timed run waited "
+             f"{sec['gpu_held_up']:.1f} s), idle {max(0.0, batch_s - sec['gpu_alone'] - sec['gpu_shared']):.1f} s; "
+             f"explaining failures {sec['evidence_summed']:.0f} s summed"]
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s

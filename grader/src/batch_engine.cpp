@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <memory>
 #include <mutex>
 #include <sstream>
 #include <thread>
@@ -102,6 +103,46 @@ private:
     std::deque<built_submission> queue_;
     bool closed_ = false;
 };
+
+// A submission whose verdicts are in and whose failures are still to be
+// explained (compute-sanitizer's reruns, Nsight Compute's profiles).
+struct judged_submission {
+    built_submission built;
+    program_grading grading;
+    double judge_s = 0;
+};
+
+// One GPU's judged submissions waiting to be explained. Explaining times
+// nothing but uses the GPU, so while it runs another submission's timed
+// tests wait (a racecheck rerun can take half a minute): a GPU's graders
+// explain once nothing is left to grade, or sooner when too many wait (each
+// keeps its scratch folder on disk until then).
+class explanation_queue {
+public:
+    explicit explanation_queue(std::size_t capacity) : capacity_(capacity) {}
+    // Adds one; gives back the oldest when too many wait.
+    std::optional<judged_submission> put(judged_submission judged) {
+        std::lock_guard lock(mutex_);
+        queue_.push_back(std::move(judged));
+        if (queue_.size() <= capacity_) return std::nullopt;
+        return take_locked();
+    }
+    std::optional<judged_submission> take() {
+        std::lock_guard lock(mutex_);
+        if (queue_.empty()) return std::nullopt;
+        return take_locked();
+    }
+
+private:
+    judged_submission take_locked() {
+        judged_submission oldest = std::move(queue_.front());
+        queue_.pop_front();
+        return oldest;
+    }
+    std::size_t capacity_;
+    std::mutex mutex_;
+    std::deque<judged_submission> queue_;
+};
 }  // namespace
 
 std::vector<gpu_slot> visible_gpus() {
@@ -180,13 +221,56 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         }
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate) {
+    // A graded (or not gradable) submission: its scratch folder goes, its result is stored.
+    auto finish = [&](const built_submission& item, batch_result result, const gpu_slot* gpu, double grade_s,
+                      double evidence_s) {
+        const batch_job& job = *item.job;
+        result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
+        add_submitter(result, *job.work);
+        if (!settings.keep_scratch) {
+            std::error_code ec;
+            fs::remove_all(item.scratch, ec);
+        }
+        std::lock_guard lock(stats_mutex);
+        stats.build_s += item.build_s;
+        stats.grade_s += grade_s;
+        stats.evidence_s += evidence_s;
+        ++stats.graded;
+        try {
+            on_result(job, std::move(result));
+        } catch (const std::exception& e) {
+            // The results could not be stored (a full disk, say): grading on would lose more.
+            if (storing_failed.empty()) storing_failed = e.what();
+            return;
+        }
+        report_progress("graded " + job.work->student);
+    };
+
+    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu) {
+        {
+            std::lock_guard lock(stats_mutex);
+            report_progress("explaining " + judged.built.job->work->student + "'s failures");
+        }
+        const auto t0 = clock::now();
+        batch_result result;
+        result.student = judged.built.job->work->student;
+        try {
+            judged.grading.explain();
+            result.report = judged.grading.take_report();
+        } catch (const std::exception& e) {
+            result.not_graded = std::string("the grader could not run the tests: ") + e.what();
+        }
+        const double explain_s = seconds_since(t0);
+        finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
+    };
+
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanation_queue& later) {
         while (auto item = built.take()) {
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
             batch_result result;
+            result.student = job.work->student;
             if (!item->build.ok && item->build.digest.rfind("the grader could not build it", 0) == 0) {
-                result.student = job.work->student;
                 result.not_graded = item->build.digest;
             } else if (!item->build.ok) {
                 // The scratch folder goes; the log the report points to stays.
@@ -202,45 +286,42 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     options.device = gpu->ordinal;
                     options.device_id = gpu->id;
                 }
-                result.student = job.work->student;
                 try {
-                    result.report = grade_program(m, lesson,
-                                                  {"submission", submission_program(item->scratch),
-                                                   submission_library(item->scratch), item->scratch / "logs"},
-                                                  options);
+                    program_grading grading(m, lesson,
+                                            {"submission", submission_program(item->scratch),
+                                             submission_library(item->scratch), item->scratch / "logs"},
+                                            options);
+                    grading.judge();
+                    if (grading.has_failures_to_explain()) {
+                        auto overflow = later.put({std::move(*item), std::move(grading), seconds_since(t0)});
+                        if (overflow) explain_and_finish(std::move(*overflow), gpu);
+                        continue;
+                    }
+                    grading.explain();  // reruns nothing; notes as grade_program gives them
+                    result.report = grading.take_report();
                 } catch (const std::exception& e) {
                     result.not_graded = std::string("the grader could not run the tests: ") + e.what();
                 }
             }
-            result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
-            add_submitter(result, *job.work);
-            if (!settings.keep_scratch) {
-                std::error_code ec;
-                fs::remove_all(item->scratch, ec);
-            }
-            std::lock_guard lock(stats_mutex);
-            stats.build_s += item->build_s;
-            stats.grade_s += seconds_since(t0);
-            ++stats.graded;
-            try {
-                on_result(job, std::move(result));
-            } catch (const std::exception& e) {
-                // The results could not be stored (a full disk, say): grading on would lose more.
-                if (storing_failed.empty()) storing_failed = e.what();
-                continue;
-            }
-            report_progress("graded " + job.work->student);
+            finish(*item, std::move(result), gpu, seconds_since(t0), 0);
         }
+        // Nothing left to grade: explain what waits, side by side with this
+        // GPU's other graders, with no timed test left to hold up.
+        while (auto judged = later.take()) explain_and_finish(std::move(*judged), gpu);
     };
 
     std::vector<gpu_gate> gates(slots);
+    std::vector<std::unique_ptr<explanation_queue>> waiting;
+    for (std::size_t g = 0; g < slots; ++g)
+        waiting.push_back(std::make_unique<explanation_queue>(explanations_waiting_per_grader *
+                                                              std::max(1, settings.graders_per_gpu)));
     std::vector<std::thread> threads;
     for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
     std::vector<std::thread> grading;
     for (std::size_t g = 0; g < slots; ++g)
         for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
             grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                 settings.gpus.empty() ? nullptr : &gates[g]);
+                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();
@@ -248,7 +329,11 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         throw user_error(usage_error, "the batch stopped: a result could not be stored (" + storing_failed +
                                           "); what was stored is kept, and a rerun resumes");
 
-    for (const auto& gate : gates) stats.gpu_alone_s += gate.alone_seconds();
+    for (const auto& gate : gates) {
+        stats.gpu_alone_s += gate.alone_seconds();
+        stats.gpu_shared_s += gate.shared_seconds();
+        stats.gpu_held_up_s += gate.held_up_seconds();
+    }
     stats.wall_s = seconds_since(started);
     return stats;
 }

@@ -9,8 +9,11 @@
 //     would. Correctness tests of several submissions share a GPU; a timed
 //     test has its GPU alone (gpu_gate.hpp), so a score never depends on what
 //     else the batch was doing.
-// Each finished submission is handed to `on_result` at once (the caller
-// stores it), so stopping (Ctrl-C) loses only what was in flight.
+// A submission's failures are explained (compute-sanitizer, Nsight Compute)
+// once nothing is left to grade on its GPU, so that no timed test waits for
+// them (or sooner, when many wait). Each finished submission is handed to
+// `on_result` at once (the caller stores it), so stopping (Ctrl-C) loses only
+// what was in flight; what waits to be explained is in flight, and finishes.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -62,11 +65,18 @@ struct engine_settings {
 
 struct engine_stats {
     double wall_s = 0;
-    double build_s = 0;      // summed over submissions (they overlap)
-    double grade_s = 0;      // summed over submissions (they overlap)
-    double gpu_alone_s = 0;  // the GPUs' time held by timed tests, summed over GPUs
+    double build_s = 0;        // summed over submissions (they overlap)
+    double grade_s = 0;        // summed over submissions (they overlap), explaining included
+    double evidence_s = 0;     // of grade_s: explaining failures (the sanitizer's reruns, the profiles)
+    double gpu_alone_s = 0;    // the GPUs' time held alone (timed tests, profiles), summed over GPUs
+    double gpu_shared_s = 0;   // the GPUs' time used by sharers (correctness tests, the sanitizer)
+    double gpu_held_up_s = 0;  // of gpu_shared_s: while a timed run waited for the sharers to leave
     int graded = 0;
 };
+
+// How many judged submissions a GPU's grader keeps waiting to be explained
+// before it explains one at once (each keeps its scratch folder until then).
+inline constexpr int explanations_waiting_per_grader = 8;
 
 // Builds and grades `jobs`; calls on_result (from any thread, one call at a
 // time) as each finishes, and on_progress when something starts or ends.

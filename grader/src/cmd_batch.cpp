@@ -188,7 +188,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                     {"seconds", {{"wall", stats.wall_s},
                                  {"build_summed", stats.build_s},
                                  {"grade_summed", stats.grade_s},
-                                 {"gpu_alone", stats.gpu_alone_s}}}};
+                                 {"evidence_summed", stats.evidence_s},
+                                 {"gpu_alone", stats.gpu_alone_s},
+                                 {"gpu_shared", stats.gpu_shared_s},
+                                 {"gpu_held_up", stats.gpu_held_up_s}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
     const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
     write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
@@ -199,9 +202,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     if (stats.graded > 0)
         std::cout << fmt::format(
             "time: {} for {} submission(s) ({:.1f}/min); builds {:.0f} s and grading {:.0f} s summed over "
-            "workers; GPU held by timed tests {:.0f} s\n",
+            "workers ({:.0f} s of it explaining failures); the GPU was held alone (timed tests) {:.0f} s "
+            "and shared {:.0f} s\n",
             minutes_and_seconds(stats.wall_s), stats.graded, 60.0 * stats.graded / std::max(stats.wall_s, 1e-9),
-            stats.build_s, stats.grade_s, stats.gpu_alone_s);
+            stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
 
     if (args.report && args.chunk.empty() && !args.only_students) write_class_outputs(m, lesson, out, results);
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";

@@ -2,37 +2,64 @@
 
 namespace grader {
 
+void gpu_gate::account() const {
+    const auto now = std::chrono::steady_clock::now();
+    const auto spent = now - last_change_;
+    last_change_ = now;
+    if (alone_) alone_total_ += spent;
+    else if (sharing_ > 0) {
+        shared_total_ += spent;
+        if (waiting_alone_ > 0) held_up_total_ += spent;
+    }
+}
+
 void gpu_gate::enter_shared() {
     std::unique_lock lock(mutex_);
     changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+    account();
     ++sharing_;
 }
 
 void gpu_gate::leave_shared() {
     std::lock_guard lock(mutex_);
+    account();
     --sharing_;
     changed_.notify_all();
 }
 
 void gpu_gate::enter_alone() {
     std::unique_lock lock(mutex_);
+    account();
     ++waiting_alone_;
     changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+    account();
     --waiting_alone_;
     alone_ = true;
-    alone_since_ = std::chrono::steady_clock::now();
 }
 
 void gpu_gate::leave_alone() {
     std::lock_guard lock(mutex_);
+    account();
     alone_ = false;
-    alone_total_ += std::chrono::steady_clock::now() - alone_since_;
     changed_.notify_all();
 }
 
 double gpu_gate::alone_seconds() const {
     std::lock_guard lock(mutex_);
+    account();
     return alone_total_.count();
+}
+
+double gpu_gate::shared_seconds() const {
+    std::lock_guard lock(mutex_);
+    account();
+    return shared_total_.count();
+}
+
+double gpu_gate::held_up_seconds() const {
+    std::lock_guard lock(mutex_);
+    account();
+    return held_up_total_.count();
 }
 
 gpu_turn::gpu_turn(gpu_gate* gate) : gate_(gate) {

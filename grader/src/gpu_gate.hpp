@@ -4,8 +4,9 @@
 // but a test that measures time must have it to itself, or one student's
 // speed would depend on another's tests. The gate is a readers-writer lock
 // that serves a waiting timed run before new sharers, so timing is never
-// starved by a stream of correctness tests. It also adds up how long the GPU
-// was held alone: the part of a batch no parallelism can shorten.
+// starved by a stream of correctness tests. It also keeps a timeline of the
+// GPU's time: held alone (the part of a batch no parallelism can shorten),
+// shared, and how long timed runs waited for sharers to leave.
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -19,17 +20,22 @@ public:
     void enter_alone();
     void leave_alone();
 
-    // Seconds the GPU was held alone, over every run so far.
-    double alone_seconds() const;
+    // Seconds, over every run so far, that the GPU was...
+    double alone_seconds() const;    // held alone
+    double shared_seconds() const;   // used by one or more sharers
+    double held_up_seconds() const;  // shared while a run waited to be alone
 
 private:
+    void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
+
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     int sharing_ = 0;         // runs inside, sharing
     int waiting_alone_ = 0;   // runs waiting to be alone: new sharers wait behind them
     bool alone_ = false;
-    std::chrono::steady_clock::time_point alone_since_;
-    std::chrono::duration<double> alone_total_{0};
+    // Kept up to date by account(), also when only read.
+    mutable std::chrono::steady_clock::time_point last_change_ = std::chrono::steady_clock::now();
+    mutable std::chrono::duration<double> alone_total_{0}, shared_total_{0}, held_up_total_{0};
 };
 
 // A graded run's place at the gate: shared from construction, alone from the

@@ -44,56 +44,80 @@ void describe_device(lesson_report& report, int device) {
 }
 }  // namespace
 
-lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
-                            const grade_options& options) {
-    lesson_report report;
-    report.lesson_id = lesson.id;
-    report.title = lesson.title;
-    report.variant = program.variant;
-    report.seed = options.seed;
-    describe_device(report, options.device);
+program_grading::program_grading(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                                 const grade_options& options)
+    : program_(program.tests) {
+    report_.lesson_id = lesson.id;
+    report_.title = lesson.title;
+    report_.variant = program.variant;
+    report_.seed = options.seed;
+    describe_device(report_, options.device);
 
     // The judge: the same graded tests built against the reference solution.
     const variant_info* judge = lesson.variant("solution");
     if (!judge) throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
 
-    run_options run;
-    run.tests_program = program.tests;
-    run.judge_program = judge->tests;
-    run.log_dir = program.log_dir;
-    run.seed = options.seed;
-    run.per_test_limit = options.per_test_limit;
-    run.only = options.only;
-    run.implementation_library = program.library;
-    run.gate = options.gate;
-    if (!options.device_id.empty()) run.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
-    run.max_data_bytes = options.max_data_bytes;
-    run.max_processes = options.max_processes;
-    run.sanitize_failures = options.sanitize_failures;
-    run.sanitize_every_test = options.sanitize_every_test;
-    run.profile_failures = options.profile_failures;
-    run.profile_every_test = options.profile_every_test;
+    run_.tests_program = program.tests;
+    run_.judge_program = judge->tests;
+    run_.log_dir = program.log_dir;
+    run_.seed = options.seed;
+    run_.per_test_limit = options.per_test_limit;
+    run_.only = options.only;
+    run_.implementation_library = program.library;
+    run_.gate = options.gate;
+    if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
+    run_.max_data_bytes = options.max_data_bytes;
+    run_.max_processes = options.max_processes;
+    run_.sanitize_failures = options.sanitize_failures;
+    run_.sanitize_every_test = options.sanitize_every_test;
+    run_.profile_failures = options.profile_failures;
+    run_.profile_every_test = options.profile_every_test;
     if (options.sandbox) {
-        run.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
+        run_.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
         // Hidden: the references, the known-wrong versions and cheats, and the
         // build folder (compiled solutions, other variants' evidence). Shown
         // again: the program's own library, which lesson07's tests read.
-        run.sandbox.kept = {m.source_dir};
-        run.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
-                              m.source_dir / "grader" / "cheats", m.build_dir};
-        run.sandbox.hidden.insert(run.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
-        if (!program.library.empty()) run.sandbox.readable.push_back(program.library);
-        report.notes.push_back(describe_sandbox(run.bwrap));
+        run_.sandbox.kept = {m.source_dir};
+        run_.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
+                               m.source_dir / "grader" / "cheats", m.build_dir};
+        run_.sandbox.hidden.insert(run_.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
+        if (!program.library.empty()) run_.sandbox.readable.push_back(program.library);
+        report_.notes.push_back(describe_sandbox(run_.bwrap));
     }
+}
+
+void program_grading::judge() {
     try {
-        graded_run graded = run_graded_tests(run);
-        report.tests = std::move(graded.tests);
-        report.notes.insert(report.notes.end(), graded.notes.begin(), graded.notes.end());
-        report.evidence_seconds = graded.evidence_seconds;
+        graded_ = judge_graded_tests(run_);
     } catch (const std::exception& e) {
-        throw user_error(build_error, fmt::format("could not run {}: {}", program.tests.string(), e.what()));
+        throw user_error(build_error, fmt::format("could not run {}: {}", program_.string(), e.what()));
     }
+}
+
+bool program_grading::has_failures_to_explain() const { return grader::has_failures_to_explain(run_, graded_); }
+
+void program_grading::explain() {
+    try {
+        explain_failures(run_, graded_);
+    } catch (const std::exception& e) {
+        throw user_error(build_error, fmt::format("could not run {}: {}", program_.string(), e.what()));
+    }
+}
+
+lesson_report program_grading::take_report() {
+    lesson_report report = std::move(report_);
+    report.tests = std::move(graded_.tests);
+    report.notes.insert(report.notes.end(), graded_.notes.begin(), graded_.notes.end());
+    report.evidence_seconds = graded_.evidence_seconds;
     return report;
+}
+
+lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                            const grade_options& options) {
+    program_grading grading(m, lesson, program, options);
+    grading.judge();
+    grading.explain();
+    return grading.take_report();
 }
 
 }  // namespace grader

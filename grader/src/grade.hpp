@@ -11,6 +11,7 @@
 #include "gpu_gate.hpp"
 #include "manifest.hpp"
 #include "report.hpp"
+#include "runner.hpp"
 
 namespace grader {
 
@@ -57,5 +58,24 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
 // submission); the judge is the lesson's solution build.
 lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
                             const grade_options& options);
+
+// grade_program in its two steps: the verdicts, then what compute-sanitizer
+// and Nsight Compute find about the failures (runner.hpp). A batch explains
+// later, once no timed test of another submission waits for the GPU.
+class program_grading {
+public:
+    program_grading(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                    const grade_options& options);
+    void judge();                           // the verdicts
+    bool has_failures_to_explain() const;   // whether explain() would rerun anything
+    void explain();                         // messages and notes; no verdict changes
+    lesson_report take_report();            // once, after judge() (and explain())
+
+private:
+    std::filesystem::path program_;
+    lesson_report report_;
+    run_options run_;
+    graded_run graded_;
+};
 
 }  // namespace grader

@@ -605,13 +605,13 @@ std::vector<std::string> add_profile_findings(const run_options& options, const 
 
 }  // namespace
 
-graded_run run_graded_tests(const run_options& options) {
+graded_run judge_graded_tests(const run_options& options) {
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     graded_run run;
     const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
     // Shared now; alone once a timed test is about to start.
-    auto turn = std::make_unique<gpu_turn>(options.gate);
+    gpu_turn turn(options.gate);
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
@@ -676,7 +676,7 @@ graded_run run_graded_tests(const run_options& options) {
     auto gpu_alone = [&](concurrent_judge& busy) {
         return [&](const std::string& id) {
             if (!alone.count(id)) return;
-            turn->alone();
+            turn.alone();
             busy.wait_idle();
             write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
         };
@@ -746,18 +746,35 @@ graded_run run_graded_tests(const run_options& options) {
             "repeated, malformed or too long",
             student.ignored_events()));
     note_ignored_events(judge, run.notes);
-    // Every verdict is in: what the tool finds explains them, and changes
-    // none. It times nothing, so it shares the GPU again.
-    turn.reset();  // out first: a run held alone must let the others in
-    turn = std::make_unique<gpu_turn>(options.gate);
+    run.kernel_speed = std::move(kernel_speed);
+    return run;  // out of the gate: a run held alone lets the others in
+}
+
+bool has_failures_to_explain(const run_options& options, const graded_run& run) {
+    if (options.sanitize_every_test || options.profile_every_test) return true;
+    if (!options.sanitize_failures && !options.profile_failures) return false;
+    return std::any_of(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
+        return t.status == test_status::failed || t.status == test_status::crashed;
+    });
+}
+
+void explain_failures(const run_options& options, graded_run& run) {
+    // Every verdict is in: what the tools find explains them, and changes
+    // none. The sanitizer times nothing, so it shares the GPU.
+    gpu_turn turn(options.gate);
     const auto evidence_start = clock::now();
-    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests, *turn);
+    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests, turn);
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
     // A profile's figures (DRAM throughput, time) are only right with the GPU
     // to itself; the gate is taken once the first test is about to be profiled.
-    const std::vector<std::string> profile_notes = add_profile_findings(options, kernel_speed, run.tests, *turn);
+    const std::vector<std::string> profile_notes = add_profile_findings(options, run.kernel_speed, run.tests, turn);
     run.notes.insert(run.notes.end(), profile_notes.begin(), profile_notes.end());
     run.evidence_seconds = std::chrono::duration<double>(clock::now() - evidence_start).count();
+}
+
+graded_run run_graded_tests(const run_options& options) {
+    graded_run run = judge_graded_tests(options);
+    explain_failures(options, run);
     return run;
 }
 

@@ -17,6 +17,7 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,11 +87,21 @@ struct graded_run {
     std::vector<graded_test> tests;
     std::vector<std::string> notes;  // what the grader ignored or could not do, said once each
     double evidence_seconds = 0;     // spent on the sanitizer's reruns and the profiles, after the verdicts
+    std::set<std::string> kernel_speed;  // tests of the kernels' speed: what a profile can explain
 };
 
 // Runs the correctness tests; then, if the judge passed them all, the
-// performance tests.
+// performance tests; then explains the failures (explain_failures).
 graded_run run_graded_tests(const run_options& options);
+
+// The same in two steps, for a batch that explains failures once no timed
+// test is waiting for the GPU: the verdicts, then what compute-sanitizer and
+// Nsight Compute find about them (messages and notes; no verdict changes).
+graded_run judge_graded_tests(const run_options& options);
+void explain_failures(const run_options& options, graded_run& run);
+// Whether explain_failures would rerun anything (a test failed, or every
+// test is to be checked): a batch explains the others at once.
+bool has_failures_to_explain(const run_options& options, const graded_run& run);
 
 // Turns GoogleTest's wording into the report's: unwraps exceptions, folds
 // SCOPED_TRACE context into one line.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <thread>
 
 #include "batch_build.hpp"
@@ -93,6 +94,27 @@ TEST(GpuGate, CountsTheTimeHeldAlone) {
     EXPECT_LT(gate.alone_seconds(), 1.0);
     gpu_turn nothing(nullptr);  // no gate: nothing to wait for
     nothing.alone();
+}
+
+TEST(GpuGate, KeepsATimelineOfSharedTimeAndOfTimedRunsHeldUp) {
+    gpu_gate gate;
+    auto sharer = std::make_unique<gpu_turn>(&gate);
+    std::this_thread::sleep_for(40ms);  // shared, nobody waiting
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();  // held up until the sharer leaves
+        std::this_thread::sleep_for(40ms);
+    });
+    std::this_thread::sleep_for(60ms);  // shared, a timed run waiting
+    sharer.reset();
+    timed.join();
+    std::this_thread::sleep_for(30ms);  // idle: counted nowhere
+    EXPECT_GE(gate.shared_seconds(), 0.095);
+    EXPECT_LT(gate.shared_seconds(), 0.5);
+    EXPECT_GE(gate.held_up_seconds(), 0.055);
+    EXPECT_LT(gate.held_up_seconds(), gate.shared_seconds() - 0.035) << "the first 40 ms held nobody up";
+    EXPECT_GE(gate.alone_seconds(), 0.035);
+    EXPECT_LT(gate.alone_seconds(), 0.5);
 }
 
 // The course's own build (this test's), lesson04: a lesson with two sources.

@@ -193,6 +193,33 @@ TEST(Runner, AFloodOfEventsEndsQuicklyAndScoresZero) {
     EXPECT_NE(result.notes.front().find("ignored"), std::string::npos) << result.notes.front();
 }
 
+// A batch takes the verdicts first and explains the failures later: the
+// two steps give what run_graded_tests gives in one.
+TEST(Runner, VerdictsThenExplanationsGiveWhatOneRunGives) {
+    const auto options = fake_options();
+    grader::graded_run judged = grader::judge_graded_tests(options);
+    EXPECT_EQ(find(judged.tests, "FakeHost.Fails").status, test_status::failed);
+    EXPECT_TRUE(grader::has_failures_to_explain(options, judged));
+    auto without_tools = options;
+    without_tools.sanitize_failures = without_tools.profile_failures = false;
+    EXPECT_FALSE(grader::has_failures_to_explain(without_tools, judged)) << "no tool is to explain anything";
+    grader::explain_failures(options, judged);
+    const auto whole = grader::run_graded_tests(options).tests;
+    ASSERT_EQ(judged.tests.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        EXPECT_EQ(judged.tests[i].id, whole[i].id);
+        EXPECT_EQ(judged.tests[i].status, whole[i].status) << whole[i].id;
+        EXPECT_EQ(judged.tests[i].messages, whole[i].messages) << whole[i].id;
+    }
+    grader::graded_run nothing_failed;
+    nothing_failed.tests = {whole.front()};
+    nothing_failed.tests.front().status = test_status::passed;
+    EXPECT_FALSE(grader::has_failures_to_explain(options, nothing_failed));
+    auto every_test = options;
+    every_test.sanitize_every_test = true;  // `grader run --sanitize` checks passes too
+    EXPECT_TRUE(grader::has_failures_to_explain(every_test, nothing_failed));
+}
+
 TEST(CleanMessage, UnwrapsExceptions) {
     EXPECT_EQ(grader::clean_message("C++ exception with description \"vecadd.cu:31: cudaErrorInvalidConfiguration: "
                                     "invalid configuration argument [cudaGetLastError()]\" thrown in the test body."),
