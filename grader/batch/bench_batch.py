@@ -10,7 +10,7 @@ student, their files copied over exercises/NN_name, the exercise built
 (`cmake --build`), then `grader run --no-build --sandbox` (the exercise folder
 is saved first and put back at the end, whatever happens). Same seed both ways.
 
-Prints and writes OUT/bench.json: submissions per minute each way, the loop's
+Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, the loop's
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
@@ -24,11 +24,29 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 COURSE = pathlib.Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from make_class import lesson_dir  # noqa: E402
+
+
+def sample_gpu_busy(started, samples, stop):
+    """nvidia-smi's utilization.gpu every 250 ms, as (seconds since started, percent), until stop is set."""
+    try:
+        smi = subprocess.Popen(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
+                                "-lms", "250"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    except OSError:
+        return
+    for line in smi.stdout:
+        if stop.is_set():
+            break
+        first = line.strip().split(",")[0].strip()
+        if first.isdigit():
+            samples.append((time.monotonic() - started, float(first)))
+    smi.terminate()
+    smi.wait()
 
 
 def run(argv, **kw):
@@ -44,6 +62,7 @@ def main():
     ap.add_argument("--seed", type=int, default=4242)
     ap.add_argument("--timeout", type=int, default=15, help="seconds a test may run, both ways (grader verify's 15)")
     ap.add_argument("--per-gpu", type=int, help="grader batch --per-gpu")
+    ap.add_argument("--jobs", type=int, help="grader batch --jobs (builders)")
     ap.add_argument("--skip-loop", action="store_true", help="only the batch (its figures, no comparison)")
     args = ap.parse_args()
     lesson = lesson_dir(args.lesson)
@@ -66,12 +85,24 @@ def main():
                     info["variants"]["solution"]["tests_target"], "grader"], check=True, stdout=subprocess.DEVNULL)
 
     t0 = time.monotonic()
+    busy, stop_sampling = [], threading.Event()
+    sampler = threading.Thread(target=sample_gpu_busy, args=(t0, busy, stop_sampling), daemon=True)
+    sampler.start()
     batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
                  "--seed", str(args.seed), "--force", "--no-build", "--timeout", str(args.timeout)]
-                + (["--per-gpu", str(args.per_gpu)] if args.per_gpu else []))
+                + (["--per-gpu", str(args.per_gpu)] if args.per_gpu else [])
+                + (["--jobs", str(args.jobs)] if args.jobs else []))
     batch_s = time.monotonic() - t0
+    stop_sampling.set()
     (out / "batch.log").write_text(batch.stdout)
     summary = json.loads((out / "batch" / "logs" / "batch.json").read_text())
+    (out / "gpu-busy.csv").write_text("".join(f"{t:.2f},{u:.0f}\n" for t, u in busy))
+    try:
+        from plot_timeline import draw
+        draw(summary, out / "timeline.png", busy or None)
+    except ImportError as e:
+        print(f"no timeline plot ({e}): install matplotlib (python3-matplotlib)")
+    mean_busy = sum(u for _, u in busy) / len(busy) if busy else None
     result = {"lesson": lesson_id, "submissions": len(students), "batch": {"wall_s": batch_s, **summary["seconds"],
               "builders": summary["builders"], "graders_per_gpu": summary["graders_per_gpu"], "gpus": summary["gpus"]}}
 
@@ -132,6 +163,7 @@ def main():
     sec = summary["seconds"]
     per_min = lambda s: 60.0 * n / s if s > 0 else float("inf")
     result["batch"]["per_min"] = per_min(batch_s)
+    result["batch"]["gpu_busy_mean_percent"] = mean_busy
     result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
     lines = [f"{lesson_id}: {n} submissions",
              f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
@@ -141,7 +173,8 @@ def main():
              f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it",
              f"  GPU: alone {sec['gpu_alone']:.1f} s, shared {sec['gpu_shared']:.1f} s (of which a timed run waited "
              f"{sec['gpu_held_up']:.1f} s), idle {max(0.0, batch_s - sec['gpu_alone'] - sec['gpu_shared']):.1f} s; "
-             f"explaining failures {sec['evidence_summed']:.0f} s summed"]
+             f"explaining failures {sec['evidence_summed']:.0f} s summed"
+             + (f"; nvidia-smi: GPU busy {mean_busy:.0f}% of the time on average" if mean_busy is not None else "")]
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s

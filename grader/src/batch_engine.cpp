@@ -173,6 +173,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                               const std::atomic<bool>& stop) {
     const auto started = clock::now();
     engine_stats stats;
+    batch_timeline timeline(started);
     std::mutex stats_mutex;  // also makes on_result and on_progress one call at a time
     auto report_progress = [&](const std::string& event) {
         if (on_progress) on_progress(event);
@@ -217,6 +218,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                 item.build.digest = std::string("the grader could not build it: ") + e.what();
             }
             item.build_s = seconds_since(t0);
+            timeline.record(job.work->student, "build", t0, clock::now());
             built.put(std::move(item));
         }
     };
@@ -261,6 +263,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             result.not_graded = std::string("the grader could not run the tests: ") + e.what();
         }
         const double explain_s = seconds_since(t0);
+        timeline.record(result.student, "explain", t0, clock::now());
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
@@ -292,6 +295,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                                              submission_library(item->scratch), item->scratch / "logs"},
                                             options);
                     grading.judge();
+                    timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
                         auto overflow = later.put({std::move(*item), std::move(grading), seconds_since(t0)});
                         if (overflow) explain_and_finish(std::move(*overflow), gpu);
@@ -329,11 +333,15 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         throw user_error(usage_error, "the batch stopped: a result could not be stored (" + storing_failed +
                                           "); what was stored is kept, and a rerun resumes");
 
+    std::vector<gate_span> gate_spans;
     for (const auto& gate : gates) {
         stats.gpu_alone_s += gate.alone_seconds();
         stats.gpu_shared_s += gate.shared_seconds();
         stats.gpu_held_up_s += gate.held_up_seconds();
+        const auto spans = gate.spans();
+        gate_spans.insert(gate_spans.end(), spans.begin(), spans.end());
     }
+    stats.timeline = timeline.compose(gate_spans);
     stats.wall_s = seconds_since(started);
     return stats;
 }

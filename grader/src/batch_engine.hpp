@@ -24,6 +24,7 @@
 
 #include "batch_build.hpp"
 #include "batch_result.hpp"
+#include "batch_timeline.hpp"
 #include "grade.hpp"
 #include "manifest.hpp"
 #include "runner.hpp"
@@ -72,6 +73,7 @@ struct engine_stats {
     double gpu_shared_s = 0;   // the GPUs' time used by sharers (correctness tests, the sanitizer)
     double gpu_held_up_s = 0;  // of gpu_shared_s: while a timed run waited for the sharers to leave
     int graded = 0;
+    std::vector<submission_timeline> timeline;  // who did what when
 };
 
 // How many judged submissions a GPU's grader keeps waiting to be explained

@@ -193,6 +193,13 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                                  {"gpu_shared", stats.gpu_shared_s},
                                  {"gpu_held_up", stats.gpu_held_up_s}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
+    // Who did what when (batch_timeline.hpp): [kind, start, end] in seconds since the batch began.
+    summary["timeline"] = json::array();
+    for (const auto& t : stats.timeline) {
+        json spans = json::array();
+        for (const auto& span : t.spans) spans.push_back({span.kind, span.start, span.end});
+        summary["timeline"].push_back({{"student", t.student}, {"spans", spans}});
+    }
     const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
     write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
 

@@ -13,17 +13,45 @@ void gpu_gate::account() const {
     }
 }
 
+const char* to_string(gate_span::kind_t kind) {
+    switch (kind) {
+        case gate_span::queued: return "queued";
+        case gate_span::shared: return "shared";
+        case gate_span::waiting_alone: return "waiting_alone";
+        case gate_span::alone: return "alone";
+    }
+    return "?";
+}
+
+void gpu_gate::open_span(gate_span::kind_t kind) {
+    const auto now = std::chrono::steady_clock::now();
+    spans_.push_back({kind, std::this_thread::get_id(), now, now});
+}
+
+void gpu_gate::close_span(gate_span::kind_t kind) {
+    const auto me = std::this_thread::get_id();
+    for (auto it = spans_.rbegin(); it != spans_.rend(); ++it)
+        if (it->thread == me && it->kind == kind && it->end == it->start) {
+            it->end = std::chrono::steady_clock::now();
+            return;
+        }
+}
+
 void gpu_gate::enter_shared() {
     std::unique_lock lock(mutex_);
+    open_span(gate_span::queued);
     changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+    close_span(gate_span::queued);
     account();
     ++sharing_;
+    open_span(gate_span::shared);
 }
 
 void gpu_gate::leave_shared() {
     std::lock_guard lock(mutex_);
     account();
     --sharing_;
+    close_span(gate_span::shared);
     changed_.notify_all();
 }
 
@@ -31,17 +59,26 @@ void gpu_gate::enter_alone() {
     std::unique_lock lock(mutex_);
     account();
     ++waiting_alone_;
+    open_span(gate_span::waiting_alone);
     changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+    close_span(gate_span::waiting_alone);
     account();
     --waiting_alone_;
     alone_ = true;
+    open_span(gate_span::alone);
 }
 
 void gpu_gate::leave_alone() {
     std::lock_guard lock(mutex_);
     account();
     alone_ = false;
+    close_span(gate_span::alone);
     changed_.notify_all();
+}
+
+std::vector<gate_span> gpu_gate::spans() const {
+    std::lock_guard lock(mutex_);
+    return spans_;
 }
 
 double gpu_gate::alone_seconds() const {

@@ -6,12 +6,23 @@
 // that serves a waiting timed run before new sharers, so timing is never
 // starved by a stream of correctness tests. It also keeps a timeline of the
 // GPU's time: held alone (the part of a batch no parallelism can shorten),
-// shared, and how long timed runs waited for sharers to leave.
+// shared, and how long timed runs waited for sharers to leave; and who held
+// it when (the batch's timeline).
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
+#include <vector>
 
 namespace grader {
+
+// A stretch of one thread's time at the gate.
+struct gate_span {
+    enum kind_t { queued, shared, waiting_alone, alone } kind;
+    std::thread::id thread;
+    std::chrono::steady_clock::time_point start, end;  // end == start: still open
+};
+const char* to_string(gate_span::kind_t kind);
 
 class gpu_gate {
 public:
@@ -24,9 +35,14 @@ public:
     double alone_seconds() const;    // held alone
     double shared_seconds() const;   // used by one or more sharers
     double held_up_seconds() const;  // shared while a run waited to be alone
+    // Every thread's stretches so far: waiting to share, sharing, waiting to
+    // be alone, alone.
+    std::vector<gate_span> spans() const;
 
 private:
     void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
+    void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
+    void close_span(gate_span::kind_t kind);  // this thread's open one of this kind (mutex held)
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;
@@ -36,6 +52,7 @@ private:
     // Kept up to date by account(), also when only read.
     mutable std::chrono::steady_clock::time_point last_change_ = std::chrono::steady_clock::now();
     mutable std::chrono::duration<double> alone_total_{0}, shared_total_{0}, held_up_total_{0};
+    std::vector<gate_span> spans_;
 };
 
 // A graded run's place at the gate: shared from construction, alone from the

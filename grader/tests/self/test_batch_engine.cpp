@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "batch_build.hpp"
+#include "batch_timeline.hpp"
 #include "gpu_gate.hpp"
 #include "manifest.hpp"
 
@@ -115,6 +116,41 @@ TEST(GpuGate, KeepsATimelineOfSharedTimeAndOfTimedRunsHeldUp) {
     EXPECT_LT(gate.held_up_seconds(), gate.shared_seconds() - 0.035) << "the first 40 ms held nobody up";
     EXPECT_GE(gate.alone_seconds(), 0.035);
     EXPECT_LT(gate.alone_seconds(), 0.5);
+}
+
+// The batch's timeline gives each gate span to the submission its thread was
+// judging at the time.
+TEST(BatchTimeline, GivesTheGatesSpansToTheSubmissionBeingJudged) {
+    const auto started = std::chrono::steady_clock::now();
+    batch_timeline timeline(started);
+    gpu_gate gate;
+    std::thread grader([&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            gpu_turn turn(&gate);
+            std::this_thread::sleep_for(20ms);
+            turn.alone();
+            std::this_thread::sleep_for(20ms);
+        }
+        timeline.record("ada", "judge", t0, std::chrono::steady_clock::now());
+        { gpu_turn stray(&gate); }  // judging no one: left out
+        const auto t1 = std::chrono::steady_clock::now();
+        { gpu_turn rerun(&gate); }  // explaining bob's failures
+        timeline.record("bob", "explain", t1, std::chrono::steady_clock::now());
+    });
+    grader.join();
+    timeline.record("ada", "build", started, started + 5ms);  // another thread's
+    const auto composed = timeline.compose(gate.spans());
+    ASSERT_EQ(composed.size(), 2u);
+    ASSERT_EQ(composed[1].student, "bob");
+    ASSERT_EQ(composed[1].spans.size(), 3u);
+    EXPECT_EQ(composed[1].spans[2].kind, "explain_shared");
+    EXPECT_EQ(composed[0].student, "ada");
+    std::vector<std::string> kinds;
+    for (const auto& span : composed[0].spans) kinds.push_back(span.kind);
+    EXPECT_EQ(kinds, (std::vector<std::string>{"build", "judge", "queued", "shared", "waiting_alone", "alone"}));
+    for (const auto& span : composed[0].spans) EXPECT_LE(span.start, span.end) << span.kind;
+    EXPECT_GE(composed[0].spans[3].end - composed[0].spans[3].start, 0.015) << "shared for 20 ms";
 }
 
 // The course's own build (this test's), lesson04: a lesson with two sources.
