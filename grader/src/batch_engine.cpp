@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
@@ -116,7 +117,9 @@ struct judged_submission {
 // nothing but uses the GPU, so while it runs another submission's timed
 // tests wait (a racecheck rerun can take half a minute): a GPU's graders
 // explain once nothing is left to grade, or sooner when too many wait (each
-// keeps its scratch folder on disk until then).
+// keeps its scratch folder on disk until then). Those with a profile to
+// take (the GPU alone, a few seconds) go first, so that no profile waits
+// behind another submission's long sanitizer reruns.
 class explanation_queue {
 public:
     explicit explanation_queue(std::size_t capacity) : capacity_(capacity) {}
@@ -125,19 +128,22 @@ public:
         std::lock_guard lock(mutex_);
         queue_.push_back(std::move(judged));
         if (queue_.size() <= capacity_) return std::nullopt;
-        return take_locked();
+        return take_locked(queue_.begin());
     }
     std::optional<judged_submission> take() {
         std::lock_guard lock(mutex_);
         if (queue_.empty()) return std::nullopt;
-        return take_locked();
+        const auto profiled = std::find_if(queue_.begin(), queue_.end(), [](const judged_submission& j) {
+            return j.grading.explaining_needs_the_gpu_alone();
+        });
+        return take_locked(profiled != queue_.end() ? profiled : queue_.begin());
     }
 
 private:
-    judged_submission take_locked() {
-        judged_submission oldest = std::move(queue_.front());
-        queue_.pop_front();
-        return oldest;
+    judged_submission take_locked(std::deque<judged_submission>::iterator which) {
+        judged_submission taken = std::move(*which);
+        queue_.erase(which);
+        return taken;
     }
     std::size_t capacity_;
     std::mutex mutex_;

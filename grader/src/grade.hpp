@@ -68,6 +68,7 @@ public:
                     const grade_options& options);
     void judge();                           // the verdicts
     bool has_failures_to_explain() const;   // whether explain() would rerun anything
+    bool explaining_needs_the_gpu_alone() const;  // whether it would profile
     void explain();                         // messages and notes; no verdict changes
     lesson_report take_report();            // once, after judge() (and explain())
 

@@ -758,16 +758,27 @@ bool has_failures_to_explain(const run_options& options, const graded_run& run) 
     });
 }
 
+bool explaining_needs_the_gpu_alone(const run_options& options, const graded_run& run) {
+    if (!options.profile_failures && !options.profile_every_test) return false;
+    return !tests_to_profile(run.tests, run.kernel_speed, options.profile_every_test).empty();
+}
+
 void explain_failures(const run_options& options, graded_run& run) {
     // Every verdict is in: what the tools find explains them, and changes
-    // none. The sanitizer times nothing, so it shares the GPU.
-    gpu_turn turn(options.gate);
+    // none. The profiles come first: they take the GPU alone (a profile's
+    // figures, DRAM throughput and time, are only right so), and in a batch
+    // they should not wait behind other runs' long sanitizer reruns.
     const auto evidence_start = clock::now();
-    const std::vector<std::string> sanitizer_notes = add_sanitizer_findings(options, run.tests, turn);
+    std::vector<std::string> profile_notes, sanitizer_notes;
+    {
+        gpu_turn turn(options.gate);
+        profile_notes = add_profile_findings(options, run.kernel_speed, run.tests, turn);
+    }
+    {
+        gpu_turn turn(options.gate);  // the sanitizer times nothing, so it shares the GPU
+        sanitizer_notes = add_sanitizer_findings(options, run.tests, turn);
+    }
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
-    // A profile's figures (DRAM throughput, time) are only right with the GPU
-    // to itself; the gate is taken once the first test is about to be profiled.
-    const std::vector<std::string> profile_notes = add_profile_findings(options, run.kernel_speed, run.tests, turn);
     run.notes.insert(run.notes.end(), profile_notes.begin(), profile_notes.end());
     run.evidence_seconds = std::chrono::duration<double>(clock::now() - evidence_start).count();
 }

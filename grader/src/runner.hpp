@@ -102,6 +102,9 @@ void explain_failures(const run_options& options, graded_run& run);
 // Whether explain_failures would rerun anything (a test failed, or every
 // test is to be checked): a batch explains the others at once.
 bool has_failures_to_explain(const run_options& options, const graded_run& run);
+// Whether it would profile (Nsight Compute, with the GPU alone): a batch
+// explains these first, before the reruns that only share the GPU.
+bool explaining_needs_the_gpu_alone(const run_options& options, const graded_run& run);
 
 // Turns GoogleTest's wording into the report's: unwraps exceptions, folds
 // SCOPED_TRACE context into one line.
