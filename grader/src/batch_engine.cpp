@@ -316,8 +316,17 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             finish(*item, std::move(result), gpu, seconds_since(t0), 0);
         }
         // Nothing left to grade: explain what waits, side by side with this
-        // GPU's other graders, with no timed test left to hold up.
-        while (auto judged = later.take()) explain_and_finish(std::move(*judged), gpu);
+        // GPU's other graders, with no timed test left to hold up. Once
+        // stopped (Ctrl-C), what waits is not stored: a rerun grades it again
+        // rather than the stop waiting for minutes of sanitizer reruns.
+        while (auto judged = later.take()) {
+            if (!stop) {
+                explain_and_finish(std::move(*judged), gpu);
+            } else if (!settings.keep_scratch) {
+                std::error_code ec;
+                fs::remove_all(judged->built.scratch, ec);
+            }
+        }
     };
 
     std::vector<gpu_gate> gates(slots);

@@ -13,7 +13,8 @@
 // once nothing is left to grade on its GPU, so that no timed test waits for
 // them (or sooner, when many wait). Each finished submission is handed to
 // `on_result` at once (the caller stores it), so stopping (Ctrl-C) loses only
-// what was in flight; what waits to be explained is in flight, and finishes.
+// what was in flight, and what was waiting to be explained: a rerun grades
+// those again.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -82,7 +83,8 @@ inline constexpr int explanations_waiting_per_grader = 8;
 
 // Builds and grades `jobs`; calls on_result (from any thread, one call at a
 // time) as each finishes, and on_progress when something starts or ends.
-// Once `stop` is set no new submission starts; those in progress finish.
+// Once `stop` is set no new submission starts; those being judged finish, and
+// those waiting to be explained are left for a rerun.
 engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, const submission_recipe& recipe,
                               const std::vector<batch_job>& jobs, const engine_settings& settings,
                               const std::function<void(const batch_job&, batch_result)>& on_result,
