@@ -59,17 +59,6 @@ const std::vector<std::string> metric_names = {
     "smsp__inst_executed.sum",
 };
 
-// "1,073,775,360" -> 1073775360; nullopt for "n/a" and the like.
-std::optional<double> number(const std::string& text) {
-    std::string digits;
-    for (char c : text)
-        if (c != ',') digits += c;
-    char* end = nullptr;
-    const double v = std::strtod(digits.c_str(), &end);
-    if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
-    return v;
-}
-
 // One launch's metrics by name, and the launch's own columns.
 struct launch_rows {
     std::string mangled, block, grid;
@@ -271,7 +260,7 @@ std::vector<kernel_measure> parse_kernel_metrics(const std::string& csv_text) {
             order.push_back(id);
             by_id[id] = {field_of(row, "Kernel Name"), field_of(row, "Block Size"), field_of(row, "Grid Size"), {}};
         }
-        if (const auto v = number(field_of(row, "Metric Value"))) by_id[id].metric[field_of(row, "Metric Name")] = *v;
+        if (const auto v = ncu_number(field_of(row, "Metric Value"))) by_id[id].metric[field_of(row, "Metric Name")] = *v;
     }
     std::vector<kernel_measure> kernels;
     for (const auto& id : order) kernels.push_back(measure_of(by_id[id]));

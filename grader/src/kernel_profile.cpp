@@ -35,13 +35,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
 }
 
 // "6,208" in `unit` -> nanoseconds; nullopt when it is not a time.
-std::optional<double> nanoseconds(std::string value, const std::string& unit) {
-    std::string digits;
-    for (char c : value)
-        if (c != ',') digits += c;
-    char* end = nullptr;
-    const double v = std::strtod(digits.c_str(), &end);
-    if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
+std::optional<double> nanoseconds(const std::string& value, const std::string& unit) {
+    const std::optional<double> number = ncu_number(value);
+    if (!number) return std::nullopt;
+    const double v = *number;
     if (unit == "ns" || unit == "nsecond") return v;
     if (unit == "us" || unit == "usecond") return v * 1e3;
     if (unit == "ms" || unit == "msecond") return v * 1e6;
@@ -96,6 +93,16 @@ const std::string& field_of(const ncu_row& row, const std::string& column) {
     static const std::string none;
     const auto it = row.find(column);
     return it == row.end() ? none : it->second;
+}
+
+std::optional<double> ncu_number(const std::string& field) {
+    std::string digits;
+    for (char c : field)
+        if (c != ',') digits += c;  // ncu's thousands separators
+    char* end = nullptr;
+    const double v = std::strtod(digits.c_str(), &end);
+    if (digits.empty() || end != digits.c_str() + digits.size()) return std::nullopt;
+    return v;
 }
 
 std::vector<kernel_launch> parse_ncu_csv(const std::string& text) {

@@ -34,6 +34,9 @@ std::vector<ncu_row> ncu_csv_rows(const std::string& text);
 std::vector<std::string> ncu_errors(const std::string& text);
 // A row's field; empty where the row has no such column.
 const std::string& field_of(const ncu_row& row, const std::string& column);
+// A field's number as ncu writes it ("1,073,775,360" -> 1073775360);
+// nullopt for "n/a" and the like.
+std::optional<double> ncu_number(const std::string& field);
 
 struct kernel_launch {
     std::string kernel;  // mangled, as compiled
