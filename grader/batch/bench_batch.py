@@ -14,8 +14,9 @@ Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submi
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
-sanitizer's reruns, idle), and every student whose score differs between the
-two.
+sanitizer's reruns, idle), a floor that adds the sharers' kernel time (which a
+timed test cannot overlap and stay fair, from nvidia-smi's samples), and
+every student whose score differs between the two.
 """
 import argparse
 import json
@@ -32,8 +33,8 @@ sys.path.insert(0, str(pathlib.Path(__file__).parent))
 from make_class import lesson_dir  # noqa: E402
 
 
-def sample_gpu_busy(started, samples, stop):
-    """nvidia-smi's utilization.gpu every 250 ms, as (seconds since started, percent), until stop is set."""
+def sample_gpu_busy(samples, stop):
+    """nvidia-smi's utilization.gpu every 250 ms, as (Unix time, percent), until stop is set."""
     try:
         smi = subprocess.Popen(["nvidia-smi", "--query-gpu=utilization.gpu", "--format=csv,noheader,nounits",
                                 "-lms", "250"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
@@ -44,9 +45,25 @@ def sample_gpu_busy(started, samples, stop):
             break
         first = line.strip().split(",")[0].strip()
         if first.isdigit():
-            samples.append((time.monotonic() - started, float(first)))
+            samples.append((time.time(), float(first)))
     smi.terminate()
     smi.wait()
+
+
+def sharers_kernel_seconds(summary, busy):
+    """About how long the sharers' kernels ran (correctness tests, the sanitizer's
+    reruns): nvidia-smi's busy share (the time a kernel was running) summed over
+    the samples taken while no run held the GPU alone. A timed test cannot run
+    at the same time as another process's kernel and still be fair, so these
+    seconds add to the timed tests' in any fair schedule."""
+    alone = [(a, b) for t in summary.get("timeline", []) for kind, a, b in t["spans"]
+             if kind in ("alone", "explain_alone")]
+    total, previous = 0.0, None
+    for t, u in busy:
+        if previous is not None and t > 0 and not any(a <= t <= b for a, b in alone):
+            total += u / 100.0 * (t - previous)
+        previous = t
+    return total
 
 
 def run(argv, **kw):
@@ -86,7 +103,7 @@ def main():
 
     t0 = time.monotonic()
     busy, stop_sampling = [], threading.Event()
-    sampler = threading.Thread(target=sample_gpu_busy, args=(t0, busy, stop_sampling), daemon=True)
+    sampler = threading.Thread(target=sample_gpu_busy, args=(busy, stop_sampling), daemon=True)
     sampler.start()
     batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
                  "--seed", str(args.seed), "--force", "--no-build", "--timeout", str(args.timeout)]
@@ -96,6 +113,9 @@ def main():
     stop_sampling.set()
     (out / "batch.log").write_text(batch.stdout)
     summary = json.loads((out / "batch" / "logs" / "batch.json").read_text())
+    # On the timeline's clock: seconds since the batch's engine started.
+    zero = summary.get("timeline_started_unix", busy[0][0] if busy else 0.0)
+    busy = [(t - zero, u) for t, u in busy]
     (out / "gpu-busy.csv").write_text("".join(f"{t:.2f},{u:.0f}\n" for t, u in busy))
     try:
         from plot_timeline import draw
@@ -103,6 +123,7 @@ def main():
     except ImportError as e:
         print(f"no timeline plot ({e}): install matplotlib (python3-matplotlib)")
     mean_busy = sum(u for _, u in busy) / len(busy) if busy else None
+    sharers_busy = sharers_kernel_seconds(summary, busy) if busy else None
     result = {"lesson": lesson_id, "submissions": len(students), "batch": {"wall_s": batch_s, **summary["seconds"],
               "builders": summary["builders"], "graders_per_gpu": summary["graders_per_gpu"], "gpus": summary["gpus"]}}
 
@@ -171,6 +192,10 @@ def main():
     result["batch"]["per_min"] = per_min(batch_s)
     result["batch"]["gpu_busy_mean_percent"] = mean_busy
     result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
+    if sharers_busy is not None:
+        floor_s = sec["gpu_alone"] + sharers_busy
+        result["batch"]["sharers_kernel_s"] = sharers_busy
+        result["floor_per_min"] = per_min(floor_s)
     lines = [f"{lesson_id}: {n} submissions",
              f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
              f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
@@ -181,6 +206,10 @@ def main():
              f"{sec['gpu_held_up']:.1f} s), idle {max(0.0, batch_s - sec['gpu_alone'] - sec['gpu_shared']):.1f} s; "
              f"explaining failures {sec['evidence_summed']:.0f} s summed"
              + (f"; nvidia-smi: GPU busy {mean_busy:.0f}% of the time on average" if mean_busy is not None else "")]
+    if sharers_busy is not None:
+        lines.append(f"  floor: the timed tests' {sec['gpu_alone']:.1f} s alone + about {sharers_busy:.1f} s of the sharers' "
+                     f"kernels (nvidia-smi), which no fair schedule overlaps with them: "
+                     f"{result['floor_per_min']:.1f}/min; batch at {100 * (sec['gpu_alone'] + sharers_busy) / batch_s:.0f}% of it")
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s

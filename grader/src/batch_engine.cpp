@@ -14,6 +14,7 @@
 
 #include "attempt.hpp"
 #include "context.hpp"
+#include "explanation_queue.hpp"
 #include "course/device_info.hpp"
 #include "process.hpp"
 #include "result_cache.hpp"
@@ -113,42 +114,7 @@ struct judged_submission {
     double judge_s = 0;
 };
 
-// One GPU's judged submissions waiting to be explained. Explaining times
-// nothing but uses the GPU, so while it runs another submission's timed
-// tests wait (a racecheck rerun can take half a minute): a GPU's graders
-// explain once nothing is left to grade, or sooner when too many wait (each
-// keeps its scratch folder on disk until then). Those with a profile to
-// take (the GPU alone, a few seconds) go first, so that no profile waits
-// behind another submission's long sanitizer reruns.
-class explanation_queue {
-public:
-    explicit explanation_queue(std::size_t capacity) : capacity_(capacity) {}
-    // Adds one; gives back the oldest when too many wait.
-    std::optional<judged_submission> put(judged_submission judged) {
-        std::lock_guard lock(mutex_);
-        queue_.push_back(std::move(judged));
-        if (queue_.size() <= capacity_) return std::nullopt;
-        return take_locked(queue_.begin());
-    }
-    std::optional<judged_submission> take() {
-        std::lock_guard lock(mutex_);
-        if (queue_.empty()) return std::nullopt;
-        const auto profiled = std::find_if(queue_.begin(), queue_.end(), [](const judged_submission& j) {
-            return j.grading.explaining_needs_the_gpu_alone();
-        });
-        return take_locked(profiled != queue_.end() ? profiled : queue_.begin());
-    }
-
-private:
-    judged_submission take_locked(std::deque<judged_submission>::iterator which) {
-        judged_submission taken = std::move(*which);
-        queue_.erase(which);
-        return taken;
-    }
-    std::size_t capacity_;
-    std::mutex mutex_;
-    std::deque<judged_submission> queue_;
-};
+using explanations_waiting = explanation_queue<judged_submission>;
 }  // namespace
 
 std::vector<gpu_slot> visible_gpus() {
@@ -179,6 +145,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                               const std::atomic<bool>& stop) {
     const auto started = clock::now();
     engine_stats stats;
+    stats.started_unix = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
     batch_timeline timeline(started);
     std::mutex stats_mutex;  // also makes on_result and on_progress one call at a time
     auto report_progress = [&](const std::string& event) {
@@ -273,7 +240,14 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanation_queue& later) {
+    // Grades what the builders hand over; what has failures to explain waits
+    // in `later`.
+    auto grade_all = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
+        // However this ends, the GPU's explainers must not wait for it.
+        struct judging_ends {
+            explanations_waiting& later;
+            ~judging_ends() { later.done_judging(); }
+        } judging_ends_here{later};
         while (auto item = built.take()) {
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
@@ -315,32 +289,49 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             }
             finish(*item, std::move(result), gpu, seconds_since(t0), 0);
         }
-        // Nothing left to grade: explain what waits, side by side with this
-        // GPU's other graders, with no timed test left to hold up. Once
-        // stopped (Ctrl-C), what waits is not stored: a rerun grades it again
-        // rather than the stop waiting for minutes of sanitizer reruns.
-        while (auto judged = later.take()) {
-            if (!stop) {
-                explain_and_finish(std::move(*judged), gpu);
-            } else if (!settings.keep_scratch) {
-                std::error_code ec;
-                fs::remove_all(judged->built.scratch, ec);
-            }
+    };
+
+    // Explains what waits on a GPU; once stopped (Ctrl-C), what waits is not
+    // stored: a rerun grades it again rather than the stop waiting for
+    // minutes of sanitizer reruns.
+    auto explain_or_drop = [&](judged_submission judged, const gpu_slot* gpu) {
+        if (!stop) {
+            explain_and_finish(std::move(judged), gpu);
+        } else if (!settings.keep_scratch) {
+            std::error_code ec;
+            fs::remove_all(judged.built.scratch, ec);
         }
     };
 
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
+        grade_all(gpu, gate, later);
+        // Nothing left to grade: explain what waits, side by side with this
+        // GPU's other graders.
+        while (auto judged = later.take()) explain_or_drop(std::move(*judged), gpu);
+    };
+    // The tail's extra hands: they start once every grader of the GPU is done
+    // judging, when no timed test is left to hold up.
+    auto explainer_on = [&](const gpu_slot* gpu, explanations_waiting& later) {
+        while (auto judged = later.take_once_all_judged()) explain_or_drop(std::move(*judged), gpu);
+    };
+
     std::vector<gpu_gate> gates(slots);
-    std::vector<std::unique_ptr<explanation_queue>> waiting;
+    const int graders_per_gpu = std::max(1, settings.graders_per_gpu);
+    std::vector<std::unique_ptr<explanations_waiting>> waiting;
     for (std::size_t g = 0; g < slots; ++g)
-        waiting.push_back(std::make_unique<explanation_queue>(explanations_waiting_per_grader *
-                                                              std::max(1, settings.graders_per_gpu)));
+        waiting.push_back(std::make_unique<explanations_waiting>(
+            explanations_waiting_per_grader * graders_per_gpu, graders_per_gpu,
+            [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); }));
     std::vector<std::thread> threads;
     for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
     std::vector<std::thread> grading;
-    for (std::size_t g = 0; g < slots; ++g)
-        for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
-            grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+    for (std::size_t g = 0; g < slots; ++g) {
+        const gpu_slot* gpu = settings.gpus.empty() ? nullptr : &settings.gpus[g];
+        for (int k = 0; k < graders_per_gpu; ++k)
+            grading.emplace_back(grader_on, gpu, settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+        for (int k = graders_per_gpu; k < settings.explainers_per_gpu; ++k)
+            grading.emplace_back(explainer_on, gpu, std::ref(*waiting[g]));
+    }
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();
