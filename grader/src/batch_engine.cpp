@@ -240,14 +240,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    // Grades what the builders hand over; what has failures to explain waits
-    // in `later`.
-    auto grade_all = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
-        // However this ends, the GPU's explainers must not wait for it.
-        struct judging_ends {
-            explanations_waiting& later;
-            ~judging_ends() { later.done_judging(); }
-        } judging_ends_here{later};
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
         while (auto item = built.take()) {
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
@@ -289,49 +282,33 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             }
             finish(*item, std::move(result), gpu, seconds_since(t0), 0);
         }
-    };
-
-    // Explains what waits on a GPU; once stopped (Ctrl-C), what waits is not
-    // stored: a rerun grades it again rather than the stop waiting for
-    // minutes of sanitizer reruns.
-    auto explain_or_drop = [&](judged_submission judged, const gpu_slot* gpu) {
-        if (!stop) {
-            explain_and_finish(std::move(judged), gpu);
-        } else if (!settings.keep_scratch) {
-            std::error_code ec;
-            fs::remove_all(judged.built.scratch, ec);
+        // Nothing left to grade: explain what waits, side by side with this
+        // GPU's other graders, with no timed test left to hold up. Once
+        // stopped (Ctrl-C), what waits is not stored: a rerun grades it again
+        // rather than the stop waiting for minutes of sanitizer reruns.
+        while (auto judged = later.take()) {
+            if (!stop) {
+                explain_and_finish(std::move(*judged), gpu);
+            } else if (!settings.keep_scratch) {
+                std::error_code ec;
+                fs::remove_all(judged->built.scratch, ec);
+            }
         }
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
-        grade_all(gpu, gate, later);
-        // Nothing left to grade: explain what waits, side by side with this
-        // GPU's other graders.
-        while (auto judged = later.take()) explain_or_drop(std::move(*judged), gpu);
-    };
-    // The tail's extra hands: they start once every grader of the GPU is done
-    // judging, when no timed test is left to hold up.
-    auto explainer_on = [&](const gpu_slot* gpu, explanations_waiting& later) {
-        while (auto judged = later.take_once_all_judged()) explain_or_drop(std::move(*judged), gpu);
-    };
-
     std::vector<gpu_gate> gates(slots);
-    const int graders_per_gpu = std::max(1, settings.graders_per_gpu);
     std::vector<std::unique_ptr<explanations_waiting>> waiting;
     for (std::size_t g = 0; g < slots; ++g)
         waiting.push_back(std::make_unique<explanations_waiting>(
-            explanations_waiting_per_grader * graders_per_gpu, graders_per_gpu,
+            explanations_waiting_per_grader * std::max(1, settings.graders_per_gpu),
             [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); }));
     std::vector<std::thread> threads;
     for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
     std::vector<std::thread> grading;
-    for (std::size_t g = 0; g < slots; ++g) {
-        const gpu_slot* gpu = settings.gpus.empty() ? nullptr : &settings.gpus[g];
-        for (int k = 0; k < graders_per_gpu; ++k)
-            grading.emplace_back(grader_on, gpu, settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
-        for (int k = graders_per_gpu; k < settings.explainers_per_gpu; ++k)
-            grading.emplace_back(explainer_on, gpu, std::ref(*waiting[g]));
-    }
+    for (std::size_t g = 0; g < slots; ++g)
+        for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
+            grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
+                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();

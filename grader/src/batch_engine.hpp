@@ -11,12 +11,10 @@
 //     else the batch was doing.
 // A submission's failures are explained (compute-sanitizer, Nsight Compute)
 // once nothing is left to grade on its GPU, so that no timed test waits for
-// them (or sooner, when many wait); once every grader of a GPU is done
-// judging, more threads (explainers_per_gpu) explain side by side
-// (explanation_queue.hpp). Each finished submission is handed to
-// `on_result` at once (the caller stores it), so stopping (Ctrl-C) loses only
-// what was in flight, and what was waiting to be explained: a rerun grades
-// those again.
+// them (or sooner, when many wait; explanation_queue.hpp). Each finished
+// submission is handed to `on_result` at once (the caller stores it), so
+// stopping (Ctrl-C) loses only what was in flight, and what was waiting to be
+// explained: a rerun grades those again.
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -56,8 +54,6 @@ struct batch_job {
 struct engine_settings {
     int builders = 1;                  // submissions built at once
     int graders_per_gpu = 2;           // submissions graded at once on each GPU
-    int explainers_per_gpu = 0;        // failures explained at once on each GPU once its judging is done
-                                       // (at least graders_per_gpu)
     std::vector<gpu_slot> gpus;        // empty: one grader without a GPU (GPU tests are skipped)
     fs::path scratch_root;             // one folder per submission in here, removed once graded
     bool keep_scratch = false;         // leave them (to look at a build)

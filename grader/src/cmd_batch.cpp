@@ -109,11 +109,6 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
     settings.builders = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, cpus / 2));
     settings.graders_per_gpu = args.per_gpu;
-    // Once a GPU's judging is done, its failures are explained by as many
-    // hands as build (the builders' CPUs are idle by then).
-    settings.explainers_per_gpu =
-        std::max(settings.graders_per_gpu,
-                 settings.builders / static_cast<int>(std::max<std::size_t>(1, settings.gpus.size())));
     // A folder of this run's own, removed at the end: never --scratch itself
     // (it may be /tmp, or a cluster node's $TMPDIR).
     settings.scratch_root = (args.scratch ? fs::absolute(*args.scratch) : fs::temp_directory_path()) /
@@ -138,8 +133,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
         std::cout << "no GPU: the GPU tests will be skipped and those submissions reported as not graded\n";
     else
         for (const auto& g : settings.gpus)
-            std::cout << fmt::format("{} grader(s) on GPU {} ({}), {} explaining at the end; ", settings.graders_per_gpu,
-                                     g.id, g.name, settings.explainers_per_gpu);
+            std::cout << fmt::format("{} grader(s) on GPU {} ({}); ", settings.graders_per_gpu, g.id, g.name);
     if (!settings.gpus.empty()) std::cout << "\n";
     if (!settings.bwrap) std::cout << "WARNING: " << describe_sandbox(std::nullopt) << "\n";
 
@@ -190,7 +184,6 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                     {"sandboxed", settings.bwrap.has_value()},
                     {"builders", settings.builders},
                     {"graders_per_gpu", settings.graders_per_gpu},
-                    {"explainers_per_gpu", settings.explainers_per_gpu},
                     {"gpus", json::array()},
                     {"seconds", {{"wall", stats.wall_s},
                                  {"build_summed", stats.build_s},

@@ -85,12 +85,12 @@ TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
 }
 
 // Items are numbers; the even ones have a profile to take (they go first).
-explanation_queue<int> numbers_queue(std::size_t capacity, int graders) {
-    return {capacity, graders, [](const int& n) { return n % 2 == 0; }};
+explanation_queue<int> numbers_queue(std::size_t capacity) {
+    return {capacity, [](const int& n) { return n % 2 == 0; }};
 }
 
 TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
-    auto queue = numbers_queue(8, 1);
+    auto queue = numbers_queue(8);
     for (int n : {1, 3, 4, 5, 6}) EXPECT_FALSE(queue.put(n).has_value());
     std::vector<int> taken;
     while (auto n = queue.take()) taken.push_back(*n);
@@ -98,30 +98,12 @@ TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
 }
 
 TEST(ExplanationQueue, GivesTheOldestBackWhenTooManyWait) {
-    auto queue = numbers_queue(2, 1);
+    auto queue = numbers_queue(2);
     EXPECT_FALSE(queue.put(1).has_value());
     EXPECT_FALSE(queue.put(2).has_value());
     const auto overflow = queue.put(3);
     ASSERT_TRUE(overflow.has_value());
     EXPECT_EQ(*overflow, 1) << "the oldest is explained at once, by the grader that judged the newest";
-}
-
-TEST(ExplanationQueue, ExtraExplainersStartOnlyOnceEveryGraderIsDoneJudging) {
-    auto queue = numbers_queue(8, 2);
-    for (int n : {1, 3, 5}) queue.put(n);
-    std::atomic<int> explained{0};
-    std::thread explainer([&] {
-        while (auto n = queue.take_once_all_judged()) ++explained;
-    });
-    std::this_thread::sleep_for(50ms);
-    EXPECT_EQ(explained, 0) << "two graders judge: an explanation now would hold up their timed tests";
-    queue.done_judging();
-    std::this_thread::sleep_for(50ms);
-    EXPECT_EQ(explained, 0) << "one grader still judges";
-    queue.done_judging();
-    explainer.join();  // ends once nothing waits
-    EXPECT_EQ(explained, 3);
-    EXPECT_FALSE(queue.take_once_all_judged().has_value()) << "all judged, none left: no wait";
 }
 
 TEST(GpuGate, CountsTheTimeHeldAlone) {
