@@ -750,17 +750,17 @@ graded_run judge_graded_tests(const run_options& options) {
     return run;  // out of the gate: a run held alone lets the others in
 }
 
-bool has_failures_to_explain(const run_options& options, const graded_run& run) {
-    if (options.sanitize_every_test || options.profile_every_test) return true;
-    if (!options.sanitize_failures && !options.profile_failures) return false;
-    return std::any_of(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
-        return t.status == test_status::failed || t.status == test_status::crashed;
-    });
-}
-
 bool explaining_needs_the_gpu_alone(const run_options& options, const graded_run& run) {
     if (!options.profile_failures && !options.profile_every_test) return false;
     return !tests_to_profile(run.tests, run.kernel_speed, options.profile_every_test).empty();
+}
+
+bool has_failures_to_explain(const run_options& options, const graded_run& run) {
+    // The same choices explain_failures makes: a failed host test, or a GPU
+    // test of unfinished work, is rerun under no tool.
+    const bool sanitizes = (options.sanitize_failures || options.sanitize_every_test) &&
+                           !tests_to_sanitize(run.tests, options.sanitize_every_test).empty();
+    return sanitizes || explaining_needs_the_gpu_alone(options, run);
 }
 
 void explain_failures(const run_options& options, graded_run& run) {

@@ -99,8 +99,9 @@ graded_run run_graded_tests(const run_options& options);
 // Nsight Compute find about them (messages and notes; no verdict changes).
 graded_run judge_graded_tests(const run_options& options);
 void explain_failures(const run_options& options, graded_run& run);
-// Whether explain_failures would rerun anything (a test failed, or every
-// test is to be checked): a batch explains the others at once.
+// Whether explain_failures would rerun anything (a GPU test failed, a speed
+// test is to be profiled, or every test is to be checked): a batch explains
+// the others at once.
 bool has_failures_to_explain(const run_options& options, const graded_run& run);
 // Whether it would profile (Nsight Compute, with the GPU alone): a batch
 // explains these first, before the reruns that only share the GPU.

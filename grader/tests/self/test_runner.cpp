@@ -199,10 +199,7 @@ TEST(Runner, VerdictsThenExplanationsGiveWhatOneRunGives) {
     const auto options = fake_options();
     grader::graded_run judged = grader::judge_graded_tests(options);
     EXPECT_EQ(find(judged.tests, "FakeHost.Fails").status, test_status::failed);
-    EXPECT_TRUE(grader::has_failures_to_explain(options, judged));
-    auto without_tools = options;
-    without_tools.sanitize_failures = without_tools.profile_failures = false;
-    EXPECT_FALSE(grader::has_failures_to_explain(without_tools, judged)) << "no tool is to explain anything";
+    EXPECT_FALSE(grader::has_failures_to_explain(options, judged)) << "no tool reruns a host test";
     grader::explain_failures(options, judged);
     const auto whole = grader::run_graded_tests(options).tests;
     ASSERT_EQ(judged.tests.size(), whole.size());
@@ -211,13 +208,34 @@ TEST(Runner, VerdictsThenExplanationsGiveWhatOneRunGives) {
         EXPECT_EQ(judged.tests[i].status, whole[i].status) << whole[i].id;
         EXPECT_EQ(judged.tests[i].messages, whole[i].messages) << whole[i].id;
     }
-    grader::graded_run nothing_failed;
-    nothing_failed.tests = {whole.front()};
-    nothing_failed.tests.front().status = test_status::passed;
-    EXPECT_FALSE(grader::has_failures_to_explain(options, nothing_failed));
+}
+
+// A batch keeps a judged submission waiting (its scratch folder on disk)
+// only when explaining it would rerun something.
+TEST(Runner, ExplainsOnlyWhatAToolWouldRerun) {
+    const auto options = fake_options();
+    grader::graded_run run;
+    run.tests = {grader::graded_test{}};
+    grader::graded_test& t = run.tests.front();
+    t.id = "Gpu.Case";
+    t.gpu = true;
+    t.status = test_status::passed;
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "nothing failed";
     auto every_test = options;
     every_test.sanitize_every_test = true;  // `grader run --sanitize` checks passes too
-    EXPECT_TRUE(grader::has_failures_to_explain(every_test, nothing_failed));
+    EXPECT_TRUE(grader::has_failures_to_explain(every_test, run));
+
+    t.status = test_status::failed;
+    EXPECT_TRUE(grader::has_failures_to_explain(options, run)) << "a failed GPU test is rerun under the sanitizer";
+    auto without_tools = options;
+    without_tools.sanitize_failures = without_tools.profile_failures = false;
+    EXPECT_FALSE(grader::has_failures_to_explain(without_tools, run)) << "no tool is to explain anything";
+
+    t.messages = {"not implemented yet: the kernel"};
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "unfinished work has no bug to look for";
+    t.messages.clear();
+    t.gpu = false;
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "no tool reruns a host test";
 }
 
 TEST(CleanMessage, UnwrapsExceptions) {
