@@ -87,11 +87,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
 }
 
 void program_grading::judge() {
-    try {
-        graded_ = judge_graded_tests(run_);
-    } catch (const std::exception& e) {
-        throw user_error(build_error, fmt::format("could not run {}: {}", program_.string(), e.what()));
-    }
+    saying_what_could_not_run([&] { graded_ = judge_graded_tests(run_); });
 }
 
 bool program_grading::has_failures_to_explain() const { return grader::has_failures_to_explain(run_, graded_); }
@@ -101,8 +97,12 @@ bool program_grading::explaining_needs_the_gpu_alone() const {
 }
 
 void program_grading::explain() {
+    saying_what_could_not_run([&] { explain_failures(run_, graded_); });
+}
+
+void program_grading::saying_what_could_not_run(const std::function<void()>& step) const {
     try {
-        explain_failures(run_, graded_);
+        step();
     } catch (const std::exception& e) {
         throw user_error(build_error, fmt::format("could not run {}: {}", program_.string(), e.what()));
     }

@@ -3,6 +3,7 @@
 // what `grader run` and `grader verify` share.
 #include <chrono>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -73,6 +74,9 @@ public:
     lesson_report take_report();            // once, after judge() (and explain())
 
 private:
+    // Runs a step; what stops it becomes an error that names the program.
+    void saying_what_could_not_run(const std::function<void()>& step) const;
+
     std::filesystem::path program_;
     lesson_report report_;
     run_options run_;
