@@ -106,7 +106,7 @@ function(course_add_lesson dir)
     target_include_directories(${id}_${variant} PUBLIC ${lesson_dir})
     target_link_libraries(${id}_${variant} PUBLIC course::common ${L_LIBS})
     # Line numbers for compute-sanitizer's reports, so that the grader can
-    # name the student's file:line (grader/src/sanitizer.hpp). -lineinfo adds
+    # name the student's file:line (grader/src/evidence/sanitizer.hpp). -lineinfo adds
     # line tables only: the Compute Sanitizer guide ("Compilation Options")
     # says it generates line-number information "without affecting the
     # optimization level", unlike -G, which turns device optimisation off. The

@@ -16,7 +16,7 @@
 # dependencies: editing either re-runs this at the next build.
 #
 # Known cheats (grader/cheats/NN_name/<name>/cheat.patch) are made the same
-# way, with KIND cheat. course_add_lesson calls it for each mutant and cheat; grader/tests/self/mutant_patch.cmake
+# way, with KIND cheat. course_add_lesson calls it for each mutant and cheat; grader/tests/self/cmake/mutant_patch.cmake
 # tests it on its own (cmake -P).
 function(course_apply_mutant lesson name)
   cmake_parse_arguments(PARSE_ARGV 2 M "" "PATCH;SOLUTION_DIR;DESTINATION;KIND" "SOURCES")

@@ -4,7 +4,7 @@
   python3 grader/plot/class_report.py class_report.json [-o OUT_DIR]
 
 class_report.json is what `grader batch` computes (schema course-class-report/1,
-grader/src/class_report.cpp). Writes into OUT_DIR (default: beside the file):
+grader/src/batch/class_report.cpp). Writes into OUT_DIR (default: beside the file):
 
   class_report.html    self-contained: the pictures are embedded, so the page
                        can be mailed or uploaded alone

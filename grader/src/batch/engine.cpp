@@ -1,0 +1,331 @@
+#include "batch/engine.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+#include "batch/explanation_queue.hpp"
+#include "batch/result_cache.hpp"
+#include "checkout/context.hpp"
+#include "course/device_info.hpp"
+#include "system/process.hpp"
+
+namespace grader {
+
+namespace {
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point start) {
+    return std::chrono::duration<double>(clock::now() - start).count();
+}
+
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "localhost";
+    return name;
+}
+
+// A submission that built (or did not), waiting for a grader.
+struct built_submission {
+    const batch_job* job = nullptr;
+    fs::path scratch;
+    build_result build;
+    double build_s = 0;
+};
+
+// What a submission that does not compile scores: every test, failed, with
+// the compiler's first error; the student sees what `grader run` would print.
+batch_result build_failure(const lesson_info& lesson, const batch_job& job, const build_result& build,
+                           const std::vector<listed_test>& tests) {
+    batch_result result;
+    result.student = job.work->student;
+    result.build_failed = true;
+    result.build_error = compile_failure_text(lesson, build);
+    lesson_report report;
+    report.lesson_id = lesson.id;
+    report.title = lesson.title;
+    report.variant = "submission";
+    for (const auto& t : tests) {
+        graded_test g = not_yet_run(t);
+        g.status = test_status::failed;
+        g.messages = {"the code did not compile: " + build.digest};
+        report.tests.push_back(std::move(g));
+    }
+    result.report = std::move(report);
+    return result;
+}
+
+void add_submitter(batch_result& result, const submission& work) {
+    result.problems = work.problems;
+    if (!work.submitters.empty()) {
+        result.email = work.submitters.front().email;
+        result.sid = work.submitters.front().sid;
+    }
+}
+
+// Built submissions, handed from the builders to the graders. Bounded, so
+// the builders do not fill the disk with programs nobody grades yet.
+class handover {
+public:
+    explicit handover(std::size_t capacity) : capacity_(capacity) {}
+    void put(built_submission item) {
+        std::unique_lock lock(mutex_);
+        room_.wait(lock, [&] { return queue_.size() < capacity_; });
+        queue_.push_back(std::move(item));
+        ready_.notify_one();
+    }
+    std::optional<built_submission> take() {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+        if (queue_.empty()) return std::nullopt;
+        built_submission item = std::move(queue_.front());
+        queue_.pop_front();
+        room_.notify_one();
+        return item;
+    }
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        ready_.notify_all();
+    }
+
+private:
+    std::size_t capacity_;
+    std::mutex mutex_;
+    std::condition_variable ready_, room_;
+    std::deque<built_submission> queue_;
+    bool closed_ = false;
+};
+
+// A submission whose verdicts are in and whose failures are still to be
+// explained (compute-sanitizer's reruns, Nsight Compute's profiles).
+struct judged_submission {
+    built_submission built;
+    program_grading grading;
+    double judge_s = 0;
+};
+
+using explanations_waiting = explanation_queue<judged_submission>;
+}  // namespace
+
+std::vector<gpu_slot> visible_gpus() {
+    const auto& status = course::device_status();
+    if (!status.available) return {};
+    std::vector<std::string> ids;
+    if (const char* listed = std::getenv("CUDA_VISIBLE_DEVICES"); listed && *listed) {
+        std::istringstream in(listed);
+        for (std::string id; std::getline(in, id, ',');) ids.push_back(id);
+    }
+    std::vector<gpu_slot> gpus;
+    for (int i = 0; i < status.count; ++i) {
+        gpu_slot slot{i, i < static_cast<int>(ids.size()) ? ids[i] : std::to_string(i), ""};
+        try {
+            slot.name = course::query_device(i).summary();
+        } catch (const std::exception&) {
+            slot.name = "GPU " + slot.id;
+        }
+        gpus.push_back(slot);
+    }
+    return gpus;
+}
+
+engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, const submission_recipe& recipe,
+                              const std::vector<batch_job>& jobs, const engine_settings& settings,
+                              const std::function<void(const batch_job&, batch_result)>& on_result,
+                              const std::function<void(const std::string&)>& on_progress,
+                              const std::atomic<bool>& stop) {
+    const auto started = clock::now();
+    engine_stats stats;
+    stats.started_unix = std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    batch_timeline timeline(started);
+    std::mutex stats_mutex;  // also makes on_result and on_progress one call at a time
+    auto report_progress = [&](const std::string& event) {
+        if (on_progress) on_progress(event);
+    };
+
+    // The skeleton stands in for a file a submission lacks (its problems say so).
+    std::map<std::string, std::string> skeleton;
+    if (const variant_info* exercise = lesson.variant("exercise"))
+        for (const auto& name : lesson.sources) skeleton[name] = file_text(exercise->source_dir / name);
+
+    const std::size_t slots = std::max<std::size_t>(1, settings.gpus.size());
+    const int graders = static_cast<int>(slots) * std::max(1, settings.graders_per_gpu);
+    handover built(static_cast<std::size_t>(graders + settings.builders));
+    std::atomic<std::size_t> next_job{0};
+
+    std::string storing_failed;  // guarded by stats_mutex
+    auto builder = [&] {
+        for (;;) {
+            {
+                std::lock_guard lock(stats_mutex);
+                if (!storing_failed.empty()) return;
+            }
+            if (stop) return;
+            const std::size_t i = next_job++;
+            if (i >= jobs.size()) return;
+            const batch_job& job = jobs[i];
+            built_submission item{&job, settings.scratch_root / folder_name_for(job.work->student), {}, 0};
+            std::error_code ec;
+            fs::remove_all(item.scratch, ec);  // what a stopped batch left
+            std::map<std::string, std::string> files = skeleton;
+            for (const auto& [name, content] : job.work->files) files[name] = content;
+            {
+                std::lock_guard lock(stats_mutex);
+                report_progress("building " + job.work->student);
+            }
+            const auto t0 = clock::now();
+            try {
+                item.build = build_submission(recipe, item.scratch, files, settings.bwrap, settings.hidden,
+                                              settings.build);
+            } catch (const std::exception& e) {
+                item.build.ok = false;
+                item.build.digest = std::string("the grader could not build it: ") + e.what();
+            }
+            item.build_s = seconds_since(t0);
+            timeline.record(job.work->student, "build", t0, clock::now());
+            built.put(std::move(item));
+        }
+    };
+
+    // A graded (or not gradable) submission: its scratch folder goes, its result is stored.
+    auto finish = [&](const built_submission& item, batch_result result, const gpu_slot* gpu, double grade_s,
+                      double evidence_s) {
+        const batch_job& job = *item.job;
+        result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
+        add_submitter(result, *job.work);
+        if (!settings.keep_scratch) {
+            std::error_code ec;
+            fs::remove_all(item.scratch, ec);
+        }
+        std::lock_guard lock(stats_mutex);
+        stats.build_s += item.build_s;
+        stats.grade_s += grade_s;
+        stats.evidence_s += evidence_s;
+        ++stats.graded;
+        try {
+            on_result(job, std::move(result));
+        } catch (const std::exception& e) {
+            // The results could not be stored (a full disk, say): grading on would lose more.
+            if (storing_failed.empty()) storing_failed = e.what();
+            return;
+        }
+        report_progress("graded " + job.work->student);
+    };
+
+    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu) {
+        {
+            std::lock_guard lock(stats_mutex);
+            report_progress("explaining " + judged.built.job->work->student + "'s failures");
+        }
+        const auto t0 = clock::now();
+        batch_result result;
+        result.student = judged.built.job->work->student;
+        try {
+            judged.grading.explain();
+            result.report = judged.grading.take_report();
+        } catch (const std::exception& e) {
+            result.not_graded = std::string("the grader could not run the tests: ") + e.what();
+        }
+        const double explain_s = seconds_since(t0);
+        timeline.record(result.student, "explain", t0, clock::now());
+        finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
+    };
+
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
+        while (auto item = built.take()) {
+            const batch_job& job = *item->job;
+            const auto t0 = clock::now();
+            batch_result result;
+            result.student = job.work->student;
+            if (!item->build.ok && item->build.digest.rfind("the grader could not build it", 0) == 0) {
+                result.not_graded = item->build.digest;
+            } else if (!item->build.ok) {
+                // The scratch folder goes; the log the report points to stays.
+                const fs::path kept = settings.logs_dir / (folder_name_for(job.work->student) + ".build.log");
+                std::error_code ec;
+                fs::copy_file(item->build.log, kept, fs::copy_options::overwrite_existing, ec);
+                if (!ec) item->build.log = kept;
+                result = build_failure(lesson, job, item->build, settings.graded_tests);
+            } else {
+                grade_options options = settings.grading;
+                options.gate = gate;
+                if (gpu) {
+                    options.device = gpu->ordinal;
+                    options.device_id = gpu->id;
+                }
+                try {
+                    program_grading grading(m, lesson,
+                                            {"submission", submission_program(item->scratch),
+                                             submission_library(item->scratch), item->scratch / "logs"},
+                                            options);
+                    grading.judge();
+                    timeline.record(job.work->student, "judge", t0, clock::now());
+                    if (grading.has_failures_to_explain()) {
+                        auto overflow = later.put({std::move(*item), std::move(grading), seconds_since(t0)});
+                        if (overflow) explain_and_finish(std::move(*overflow), gpu);
+                        continue;
+                    }
+                    grading.explain();  // reruns nothing; notes as grade_program gives them
+                    result.report = grading.take_report();
+                } catch (const std::exception& e) {
+                    result.not_graded = std::string("the grader could not run the tests: ") + e.what();
+                }
+            }
+            finish(*item, std::move(result), gpu, seconds_since(t0), 0);
+        }
+        // Nothing left to grade: explain what waits, side by side with this
+        // GPU's other graders, with no timed test left to hold up. Once
+        // stopped (Ctrl-C), what waits is not stored: a rerun grades it again
+        // rather than the stop waiting for minutes of sanitizer reruns.
+        while (auto judged = later.take()) {
+            if (!stop) {
+                explain_and_finish(std::move(*judged), gpu);
+            } else if (!settings.keep_scratch) {
+                std::error_code ec;
+                fs::remove_all(judged->built.scratch, ec);
+            }
+        }
+    };
+
+    std::vector<gpu_gate> gates(slots);
+    std::vector<std::unique_ptr<explanations_waiting>> waiting;
+    for (std::size_t g = 0; g < slots; ++g)
+        waiting.push_back(std::make_unique<explanations_waiting>(
+            explanations_waiting_per_grader * std::max(1, settings.graders_per_gpu),
+            [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); }));
+    std::vector<std::thread> threads;
+    for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
+    std::vector<std::thread> grading;
+    for (std::size_t g = 0; g < slots; ++g)
+        for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
+            grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
+                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+    for (auto& t : threads) t.join();
+    built.close();
+    for (auto& t : grading) t.join();
+    if (!storing_failed.empty())
+        throw user_error(usage_error, "the batch stopped: a result could not be stored (" + storing_failed +
+                                          "); what was stored is kept, and a rerun resumes");
+
+    std::vector<gate_span> gate_spans;
+    for (const auto& gate : gates) {
+        stats.gpu_alone_s += gate.alone_seconds();
+        stats.gpu_shared_s += gate.shared_seconds();
+        stats.gpu_held_up_s += gate.held_up_seconds();
+        const auto spans = gate.spans();
+        gate_spans.insert(gate_spans.end(), spans.begin(), spans.end());
+    }
+    stats.timeline = timeline.compose(gate_spans);
+    stats.wall_s = seconds_since(started);
+    return stats;
+}
+
+}  // namespace grader

@@ -1,0 +1,95 @@
+#pragma once
+// `grader batch`'s embedded engine: grades a class's submissions on this
+// machine. Two stages run side by side:
+//   - builders (CPU): each takes the next submission, writes it into a
+//     scratch folder of its own and builds it there, sandboxed
+//     (batch/submission_build.hpp);
+//   - graders (GPU): a few per visible GPU take built submissions and grade
+//     them on that GPU (CUDA_VISIBLE_DEVICES), sandboxed, as `grader run`
+//     would. Correctness tests of several submissions share a GPU; a timed
+//     test has its GPU alone (gpu_gate.hpp), so a score never depends on what
+//     else the batch was doing.
+// A submission's failures are explained (compute-sanitizer, Nsight Compute)
+// once nothing is left to grade on its GPU, so that no timed test waits for
+// them (or sooner, when many wait; explanation_queue.hpp). Each finished
+// submission is handed to `on_result` at once (the caller stores it), so
+// stopping (Ctrl-C) loses only what was in flight, and what was waiting to be
+// explained: a rerun grades those again.
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "batch/result.hpp"
+#include "batch/submission_build.hpp"
+#include "batch/submissions.hpp"
+#include "batch/timeline.hpp"
+#include "checkout/manifest.hpp"
+#include "run/grade.hpp"
+#include "run/runner.hpp"
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+struct gpu_slot {
+    int ordinal = 0;   // as this process counts them
+    std::string id;    // what CUDA_VISIBLE_DEVICES names it by in a child
+    std::string name;  // "NVIDIA H200 (sm_90)"
+};
+
+// The GPUs this process may use, each with the id a child process must be
+// given to see exactly that one (CUDA_VISIBLE_DEVICES may already narrow
+// them, and may name them by UUID). Empty without a GPU.
+std::vector<gpu_slot> visible_gpus();
+
+struct batch_job {
+    const submission* work = nullptr;
+    std::string key;  // result_cache content key
+};
+
+struct engine_settings {
+    int builders = 1;                  // submissions built at once
+    int graders_per_gpu = 2;           // submissions graded at once on each GPU
+    std::vector<gpu_slot> gpus;        // empty: one grader without a GPU (GPU tests are skipped)
+    fs::path scratch_root;             // one folder per submission in here, removed once graded
+    bool keep_scratch = false;         // leave them (to look at a build)
+    std::optional<fs::path> bwrap;     // the sandbox; nullopt: none (said in every report)
+    std::vector<fs::path> hidden;      // not visible to any student's build or tests
+    build_limits build;
+    grade_options grading;             // seed, limits, sandbox; gate and device are set per GPU
+    std::vector<listed_test> graded_tests;  // what a submission that did not compile scores zero on
+    fs::path logs_dir;                 // build logs of failed builds are kept here (<student>.build.log)
+};
+
+struct engine_stats {
+    double wall_s = 0;
+    double started_unix = 0;   // when the timeline's 0 was, in seconds since 1970 (to line up other clocks)
+    double build_s = 0;        // summed over submissions (they overlap)
+    double grade_s = 0;        // summed over submissions (they overlap), explaining included
+    double evidence_s = 0;     // of grade_s: explaining failures (the sanitizer's reruns, the profiles)
+    double gpu_alone_s = 0;    // the GPUs' time held alone (timed tests, profiles), summed over GPUs
+    double gpu_shared_s = 0;   // the GPUs' time used by sharers (correctness tests, the sanitizer)
+    double gpu_held_up_s = 0;  // of gpu_shared_s: while a timed run waited for the sharers to leave
+    int graded = 0;
+    std::vector<submission_timeline> timeline;  // who did what when
+};
+
+// How many judged submissions a GPU's grader keeps waiting to be explained
+// before it explains one at once (each keeps its scratch folder until then).
+inline constexpr int explanations_waiting_per_grader = 8;
+
+// Builds and grades `jobs`; calls on_result (from any thread, one call at a
+// time) as each finishes, and on_progress when something starts or ends.
+// Once `stop` is set no new submission starts; those being judged finish, and
+// those waiting to be explained are left for a rerun.
+engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, const submission_recipe& recipe,
+                              const std::vector<batch_job>& jobs, const engine_settings& settings,
+                              const std::function<void(const batch_job&, batch_result)>& on_result,
+                              const std::function<void(const std::string& event)>& on_progress,
+                              const std::atomic<bool>& stop);
+
+}  // namespace grader

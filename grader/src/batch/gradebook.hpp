@@ -1,0 +1,30 @@
+#pragma once
+// A batch's gradebook: one CSV row per student that Canvas and Gradescope
+// import (a header row, UTF-8 without a byte-order mark, RFC 4180 quoting,
+// CRLF line ends). Columns:
+//   student, [email, sid: when any row knows them], score, max_score,
+//   one column per graded test id (the points earned), note
+// A student who was not graded has an empty score and empty test columns
+// (an import leaves their grade alone) and the reason in `note`; a build
+// failure scores 0 and says so; problems with the submission (a missing file
+// graded as the skeleton) are in `note` too.
+#include <filesystem>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "batch/result.hpp"
+
+namespace grader {
+
+// Rows in student order, whatever order `results` is in.
+std::string format_gradebook_csv(const std::vector<batch_result>& results);
+
+// Writes the CSV atomically (atomic_file.hpp).
+void write_gradebook(const std::filesystem::path& file, const std::vector<batch_result>& results);
+
+// One CSV field: quoted (with quotes doubled) when it holds a comma, a quote
+// or a line break; bytes that are not UTF-8 become U+FFFD.
+std::string csv_field(std::string_view text);
+
+}  // namespace grader

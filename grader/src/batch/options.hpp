@@ -1,0 +1,46 @@
+#pragma once
+// What `grader batch` is asked to do, as its command line said it: the
+// embedded engine (batch/engine.hpp) and the Slurm one (slurm/engine.hpp)
+// both read these.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// `grader batch --engine slurm`: how the job array is asked for (slurm/engine.hpp).
+struct slurm_batch_options {
+    std::string partition, account, qos;   // empty: the cluster's defaults
+    std::vector<std::string> sbatch_options;  // passed through: "--constraint=h100"
+    int throttle = 0;                      // array tasks running at once; 0: no limit
+    int chunk_size = 8;                    // submissions per array task
+    int gpus_per_task = 1;                 // --gres=gpu:N; 0: none
+    int cpus_per_task = 4;                 // the task's builders
+    int time_limit_minutes = 0;            // per task; 0: the worst case from the lesson's limits
+    bool wait = true;                      // follow the job until it ends (--no-wait: submit and return)
+    bool dry_run = false;                  // write and print the script, submit nothing
+};
+
+struct batch_args {
+    std::string lesson;                           // or "collect": then SUBMISSIONS is a batch folder
+    std::filesystem::path submissions;            // folders, Classroom clones or a Gradescope export
+    std::optional<std::filesystem::path> output;  // the batch's folder (default: ./batch-LESSON)
+    std::string kind = "auto";                    // auto, folders, classroom, gradescope
+    bool force = false;                           // regrade what is already graded
+    int jobs = 0;                                 // submissions built at once; 0: half the CPUs
+    int per_gpu = 3;                              // submissions graded at once on each GPU
+    std::optional<unsigned long long> seed;
+    int timeout_s = 60;                           // per test
+    int build_timeout_s = 300;                    // per submission
+    std::string memory = "16G";                   // per test program and per build (RLIMIT_DATA)
+    bool build = true;                            // build the course's own targets first
+    std::optional<std::filesystem::path> scratch; // where submissions are built (default: $TMPDIR)
+    bool keep_scratch = false;
+    std::string chunk;                            // "i/N": only the i-th of N equal parts (a cluster task)
+    bool report = true;                           // write the gradebook and the class report
+    std::optional<std::filesystem::path> only_students;  // grade only these (a JSON list; a cluster job's)
+    std::string engine = "local";                 // local: this machine; slurm: a job array
+    slurm_batch_options slurm;
+};
+}  // namespace grader

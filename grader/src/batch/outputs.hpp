@@ -1,0 +1,23 @@
+#pragma once
+// What a finished batch hands the instructor, whichever engine graded it:
+// the gradebook CSV and the class report, from every student's result.
+#include <filesystem>
+#include <vector>
+
+#include "batch/result.hpp"
+#include "checkout/manifest.hpp"
+
+namespace grader {
+
+struct outcome_counts {
+    int graded = 0, build_failed = 0, not_graded = 0;
+};
+outcome_counts count_outcomes(const std::vector<batch_result>& results);
+
+// Writes out/gradebook.csv and out/report/ (class_report.html and its
+// pictures; only class_report.json where no Python with matplotlib is found,
+// saying so), and prints where they are.
+void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
+                         const std::vector<batch_result>& results);
+
+}  // namespace grader

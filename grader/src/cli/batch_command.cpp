@@ -1,0 +1,224 @@
+// grader batch LESSON SUBMISSIONS: grade a whole class, each submission in a
+// sandboxed scratch folder of its own, and write per-student reports, a
+// gradebook and a class report. What is already graded (same files, same
+// course) is skipped, so an interrupted batch resumes where it stopped.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <csignal>
+#include <iostream>
+#include <random>
+#include <thread>
+
+#include "batch/engine.hpp"
+#include "batch/outputs.hpp"
+#include "batch/result_cache.hpp"
+#include "batch/selection.hpp"
+#include "checkout/build.hpp"
+#include "checkout/context.hpp"
+#include "checkout/course_commit.hpp"
+#include "cli/commands.hpp"
+#include "report/progress_bar.hpp"
+#include "run/runner.hpp"
+#include "run/sandbox.hpp"
+#include "slurm/engine.hpp"
+#include "system/atomic_file.hpp"
+
+namespace grader {
+
+namespace {
+using nlohmann::json;
+
+std::atomic<bool> stop_requested{false};
+
+// The first Ctrl-C lets the submissions in progress finish (nothing is lost:
+// every result is stored as it comes); a second one ends at once.
+void on_interrupt(int) {
+    if (stop_requested.exchange(true)) {
+        std::signal(SIGINT, SIG_DFL);
+        std::raise(SIGINT);
+        return;
+    }
+    static const char message[] =
+        "\ngrader batch: stopping after the submissions in progress (Ctrl-C again to stop now; "
+        "a rerun resumes)\n";
+    [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+long long parse_memory(const std::string& text) {
+    std::size_t used = 0;
+    double number = 0;
+    try {
+        number = std::stod(text, &used);
+    } catch (const std::exception&) {
+        used = 0;
+    }
+    const std::string unit = text.substr(used);
+    const double scale = unit == "" || unit == "G" ? 1024.0 * 1024 * 1024
+                         : unit == "M"             ? 1024.0 * 1024
+                         : unit == "T"             ? 1024.0 * 1024 * 1024 * 1024
+                                                   : 0;
+    if (used == 0 || scale == 0 || number <= 0)
+        throw user_error(usage_error, fmt::format("--memory {}: write a size such as 16G or 4096M", text));
+    return static_cast<long long>(number * scale);
+}
+
+// The folders a student's build and tests must not see beyond the course's
+// own secrets: the class's submissions, the batch's results, other scratch folders.
+std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<fs::path>& batch_paths) {
+    std::vector<fs::path> hidden{m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
+                                 m.source_dir / "grader" / "cheats"};
+    hidden.insert(hidden.end(), batch_paths.begin(), batch_paths.end());
+    return hidden;
+}
+}  // namespace
+
+int cmd_batch(const common_args& common, const batch_args& args) {
+    if (args.lesson == "collect") return collect_slurm_batch(common, args.submissions);
+    if (args.engine == "slurm") return run_slurm_batch(common, args);
+    const batch_class klass = open_batch_class(common, args);
+    const manifest& m = klass.course;
+    const lesson_info& lesson = klass.lesson;
+    const fs::path& out = klass.out;
+    const std::vector<const submission*>& chosen = klass.chosen;
+
+    // The course: its own targets built, and the per-submission build derived from them.
+    if (args.build) build_course_for_batch(m, lesson);
+    const submission_recipe recipe = derive_submission_recipe(m, lesson);
+    const fs::path logs = out / "logs";
+    // The tasks of a cluster job start together, sharing OUT: each lists the
+    // tests into a folder of its own.
+    const std::string chunk_index = args.chunk.substr(0, args.chunk.find('/'));
+    const fs::path listing_dir = args.chunk.empty() ? logs : logs / ("chunk-" + chunk_index);
+    fs::create_directories(listing_dir);
+    const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, listing_dir);
+    const std::string commit = course_commit(m.source_dir);
+
+    // What is left to grade.
+    const result_cache cache(out / "students");
+    batch_todo todo = sort_out_graded(chosen, lesson.id, commit, cache, args.force);
+    const std::vector<batch_job>& jobs = todo.to_grade;
+    std::vector<batch_result> results = std::move(todo.already_graded);
+    const std::size_t skipped = results.size();
+    if (skipped > 0) std::cout << fmt::format("{} already graded with these files and this course (--force regrades them)\n", skipped);
+
+    // How: sandboxed where bubblewrap works; on every GPU here.
+    engine_settings settings;
+    settings.gpus = visible_gpus();
+    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
+    settings.builders = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, cpus / 2));
+    settings.graders_per_gpu = args.per_gpu;
+    // A folder of this run's own, removed at the end: never --scratch itself
+    // (it may be /tmp, or a cluster node's $TMPDIR).
+    settings.scratch_root = (args.scratch ? fs::absolute(*args.scratch) : fs::temp_directory_path()) /
+                            fmt::format("grader-batch-{}", getpid());
+    settings.keep_scratch = args.keep_scratch;
+    settings.bwrap = find_bubblewrap();
+    settings.hidden = hidden_from_students(m, {klass.submissions_path, out, settings.scratch_root});
+    settings.build.time = std::chrono::seconds(args.build_timeout_s);
+    settings.build.max_data_bytes = parse_memory(args.memory);
+    settings.grading.seed = args.seed.value_or(std::random_device{}() % 100000);
+    settings.grading.per_test_limit = std::chrono::seconds(args.timeout_s);
+    settings.grading.sandbox = true;
+    settings.grading.bwrap = settings.bwrap;
+    settings.grading.also_hidden = settings.hidden;
+    settings.grading.max_data_bytes = settings.build.max_data_bytes;
+    settings.grading.max_processes = settings.build.max_processes;
+    settings.graded_tests = tests;
+    settings.logs_dir = logs;
+
+    std::cout << fmt::format("seed {}; {} builder(s); ", settings.grading.seed, settings.builders);
+    if (settings.gpus.empty())
+        std::cout << "no GPU: the GPU tests will be skipped and those submissions reported as not graded\n";
+    else
+        for (const auto& g : settings.gpus)
+            std::cout << fmt::format("{} grader(s) on GPU {} ({}); ", settings.graders_per_gpu, g.id, g.name);
+    if (!settings.gpus.empty()) std::cout << "\n";
+    if (!settings.bwrap) std::cout << "WARNING: " << describe_sandbox(std::nullopt) << "\n";
+
+    // Grade, storing each result as it comes.
+    std::signal(SIGINT, on_interrupt);
+    const auto started = std::chrono::steady_clock::now();
+    int done = 0;
+    progress_bar bar(lesson.id, static_cast<int>(jobs.size()), stderr, "submissions to grade");
+    const engine_stats stats = run_local_engine(
+        m, lesson, recipe, jobs, settings,
+        [&](const batch_job& job, batch_result result) {
+            cache.store(result, job.key);
+            results.push_back(std::move(result));
+        },
+        [&](const std::string& event) {
+            if (event.rfind("graded ", 0) == 0) ++done;
+            const double elapsed =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+            std::string eta;
+            if (done > 0) {
+                const double per = elapsed / done;
+                eta = fmt::format(" · {:.1f}/min · ETA {}", 60.0 / per,
+                                  minutes_and_seconds(per * static_cast<double>(jobs.size() - done)));
+            }
+            bar.update(done, event + eta);
+            // In a log (a cluster job's, CI's) a line per submission instead of a bar.
+            if (!bar.on_terminal() && event.rfind("graded ", 0) == 0)
+                std::cerr << fmt::format("{} ({}/{}{})\n", event, done, jobs.size(), eta);
+        },
+        stop_requested);
+    std::signal(SIGINT, SIG_DFL);
+    std::error_code ec;
+    if (!settings.keep_scratch) fs::remove_all(settings.scratch_root, ec);
+
+    // What the batch came to.
+    const auto [graded, failed_builds, not_graded_count] = count_outcomes(results);
+    const std::size_t left = chosen.size() - results.size();
+    json summary = {{"lesson", lesson.id},
+                    {"course_commit", commit},
+                    {"seed", settings.grading.seed},
+                    {"chunk", args.chunk},
+                    {"submissions", chosen.size()},
+                    {"graded", graded},
+                    {"build_failed", failed_builds},
+                    {"not_graded", not_graded_count},
+                    {"already_graded", skipped},
+                    {"left_by_interrupt", left},
+                    {"sandboxed", settings.bwrap.has_value()},
+                    {"builders", settings.builders},
+                    {"graders_per_gpu", settings.graders_per_gpu},
+                    {"gpus", json::array()},
+                    {"seconds", {{"wall", stats.wall_s},
+                                 {"build_summed", stats.build_s},
+                                 {"grade_summed", stats.grade_s},
+                                 {"evidence_summed", stats.evidence_s},
+                                 {"gpu_alone", stats.gpu_alone_s},
+                                 {"gpu_shared", stats.gpu_shared_s},
+                                 {"gpu_held_up", stats.gpu_held_up_s}}}};
+    for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
+    // Who did what when (batch/timeline.hpp): [kind, start, end] in seconds since the batch began.
+    summary["timeline_started_unix"] = stats.started_unix;
+    summary["timeline"] = json::array();
+    for (const auto& t : stats.timeline) {
+        json spans = json::array();
+        for (const auto& span : t.spans) spans.push_back({span.kind, span.start, span.end});
+        summary["timeline"].push_back({{"student", t.student}, {"spans", spans}});
+    }
+    const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
+    write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
+
+    std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded{}\n", lesson.id, graded,
+                             failed_builds, not_graded_count,
+                             left > 0 ? fmt::format(", {} left for a rerun (interrupted)", left) : "");
+    if (stats.graded > 0)
+        std::cout << fmt::format(
+            "time: {} for {} submission(s) ({:.1f}/min); builds {:.0f} s and grading {:.0f} s summed over "
+            "workers ({:.0f} s of it explaining failures); the GPU was held alone (timed tests) {:.0f} s "
+            "and shared {:.0f} s\n",
+            minutes_and_seconds(stats.wall_s), stats.graded, 60.0 * stats.graded / std::max(stats.wall_s, 1e-9),
+            stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
+
+    if (args.report && args.chunk.empty() && !args.only_students) write_class_outputs(m, lesson, out, results);
+    std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
+    if (left > 0 || not_graded_count > 0) return not_graded;
+    return all_passed;
+}
+
+}  // namespace grader

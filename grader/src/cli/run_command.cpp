@@ -1,0 +1,87 @@
+// grader run LESSON: build the student's exercise, run its graded tests in
+// isolation, report, remember the best score.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <random>
+
+#include "checkout/build.hpp"
+#include "checkout/context.hpp"
+#include "cli/attempt.hpp"
+#include "cli/commands.hpp"
+#include "report/formats.hpp"
+#include "run/grade.hpp"
+
+namespace grader {
+
+namespace {
+std::string render(const lesson_report& report, const std::string& format, bool color) {
+    if (format == "json") return format_json(report);
+    if (format == "gradescope") return format_gradescope(report);
+    if (format == "junit") return format_junit(report);
+    return format_text(report, {color, true});
+}
+
+unsigned long long fresh_seed() { return std::random_device{}() % 100000; }
+}  // namespace
+
+int cmd_run(const common_args& common, const run_args& args) {
+    const manifest m = open_build(common.build_dir);
+    const lesson_info& lesson = find_lesson(m, args.lesson);
+    if (args.output) check_output_path(m, *args.output);
+
+    std::string variant_name = args.solution ? "solution" : "exercise";
+    if (!args.mutant.empty()) variant_name = "mutant_" + args.mutant;
+    if (!args.cheat.empty()) variant_name = "cheat_" + args.cheat;
+    const variant_info* variant = lesson.variant(variant_name);
+    if (!variant) {
+        const bool cheat = !args.cheat.empty();
+        const auto known = cheat ? lesson.cheats() : lesson.mutants();
+        throw user_error(usage_error,
+                         known.empty()
+                             ? fmt::format("{} has no '{}' build. Known-wrong versions and cheats are built with "
+                                           "-DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
+                             : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, cheat ? "cheat" : "mutant",
+                                           cheat ? args.cheat : args.mutant, fmt::join(known, ", ")));
+    }
+
+    // The report goes to stdout as text unless a machine format is asked for
+    // without -o; with -o the file gets the format and the terminal the text.
+    const bool text_to_terminal = args.format == "text" || args.output.has_value();
+    const bool color = wants_color(STDOUT_FILENO);
+
+    if (args.build) {
+        if (text_to_terminal) std::cout << fmt::format("building {} ({})...\n", lesson.id, variant_name) << std::flush;
+        const build_result built = build_targets(m, targets_for_grading(lesson, variant_name));
+        if (!built.ok) {
+            std::cout << compile_failure_text(lesson, built);
+            return build_error;
+        }
+    }
+
+    grade_options options;
+    options.seed = args.seed.value_or(fresh_seed());
+    options.per_test_limit = std::chrono::seconds(args.timeout_s);
+    options.only = args.tests;
+    options.sandbox = args.sandbox;
+    options.sanitize_every_test = args.sanitize;
+    options.profile_every_test = args.profile;
+    const lesson_report report = grade_variant(m, lesson, variant_name, options);
+
+    if (args.output) {
+        std::ofstream out(*args.output);
+        if (!out) throw user_error(usage_error, fmt::format("cannot write {}", args.output->string()));
+        out << render(report, args.format, false);
+    }
+    if (text_to_terminal) std::cout << "\n" << format_text(report, {color, true});
+    else std::cout << render(report, args.format, false);
+
+    if (args.tests.empty()) remember_score(m, report, std::cerr);  // a partial run is no score
+
+    if (report.count(test_status::skipped) > 0) return not_graded;
+    return report.score() == report.max_score() ? all_passed : some_failed;
+}
+
+}  // namespace grader

@@ -1,0 +1,102 @@
+#include "cli/verify_checks.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+namespace grader {
+
+namespace {
+const graded_test* find(const lesson_report& r, const std::string& id) {
+    auto it = std::find_if(r.tests.begin(), r.tests.end(), [&](const graded_test& t) { return t.id == id; });
+    return it == r.tests.end() ? nullptr : &*it;
+}
+
+std::string all_messages(const graded_test& t) {
+    std::string text;
+    for (const auto& m : t.messages) text += m + "\n";
+    return text;
+}
+
+std::string short_text(std::string s) {
+    std::replace(s.begin(), s.end(), '\n', ' ');
+    return s.size() > 160 ? s.substr(0, 157) + "..." : s;
+}
+
+// A GPU machine runs everything: a skipped test verifies nothing.
+void flag_skips(const lesson_report& r, std::vector<std::string>& problems) {
+    for (const auto& t : r.tests)
+        if (t.status == test_status::skipped) problems.push_back(fmt::format("{} was skipped: {}", t.id, short_text(all_messages(t))));
+}
+}  // namespace
+
+expectation parse_expectation(const std::string& json_text) {
+    const auto j = nlohmann::json::parse(json_text);
+    expectation e;
+    e.mistake = j.value("mistake", "");
+    e.must_fail = j.value("must_fail", std::vector<std::string>{});
+    e.must_pass = j.value("must_pass", std::vector<std::string>{});
+    e.status = j.value("status", std::map<std::string, std::string>{});
+    e.message_contains = j.value("message_contains", std::map<std::string, std::string>{});
+    if (j.contains("score")) e.score = j.at("score").get<int>();
+    if (j.contains("max_score")) e.max_score = j.at("max_score").get<int>();
+    e.note_contains = j.value("note_contains", "");
+    return e;
+}
+
+std::vector<std::string> check_full_marks(const lesson_report& r) {
+    std::vector<std::string> problems;
+    for (const auto& t : r.tests)
+        if (t.status != test_status::passed && t.status != test_status::skipped)
+            problems.push_back(fmt::format("{} is {}: {}", t.id, to_string(t.status), short_text(all_messages(t))));
+    flag_skips(r, problems);
+    return problems;
+}
+
+std::vector<std::string> check_loses_all_correctness(const lesson_report& r) {
+    std::vector<std::string> problems;
+    for (const auto& t : r.tests) {
+        if (t.performance) continue;
+        if (t.status == test_status::passed) problems.push_back(fmt::format("{} passed on the untouched skeleton", t.id));
+        if (t.status == test_status::failed && t.messages.empty())
+            problems.push_back(fmt::format("{} failed without saying why", t.id));
+    }
+    flag_skips(r, problems);
+    return problems;
+}
+
+std::vector<std::string> check_expectation(const lesson_report& r, const expectation& e) {
+    std::vector<std::string> problems;
+    auto status_of = [&](const std::string& id) {
+        const graded_test* t = find(r, id);
+        return t ? std::string(to_string(t->status)) : std::string("absent");
+    };
+    for (const auto& id : e.must_fail)
+        if (status_of(id) == "passed") problems.push_back(fmt::format("{} passed but should catch: {}", id, e.mistake));
+    for (const auto& id : e.must_pass)
+        if (status_of(id) != "passed")
+            problems.push_back(fmt::format("{} is {}, but only the tests that catch the mistake may suffer", id, status_of(id)));
+    for (const auto& [id, status] : e.status)
+        if (status_of(id) != status) problems.push_back(fmt::format("{} is {}, expected {}", id, status_of(id), status));
+    for (const auto& [id, text] : e.message_contains) {
+        const graded_test* t = find(r, id);
+        const std::string messages = t ? all_messages(*t) : "";
+        if (messages.find(text) == std::string::npos)
+            problems.push_back(fmt::format("the report on {} does not say \"{}\"; it says: {}", id, text, short_text(messages)));
+    }
+    if (e.score && r.score() != *e.score) problems.push_back(fmt::format("scored {}, expected {}", r.score(), *e.score));
+    if (e.max_score && r.max_score() != *e.max_score)
+        problems.push_back(fmt::format("out of {}, expected out of {}", r.max_score(), *e.max_score));
+    if (!e.note_contains.empty()) {
+        std::string notes;
+        for (const auto& n : r.notes) notes += n + "\n";
+        if (notes.find(e.note_contains) == std::string::npos)
+            problems.push_back(fmt::format("the report's notes do not say \"{}\"; they say: {}", e.note_contains,
+                                           short_text(notes)));
+    }
+    flag_skips(r, problems);
+    return problems;
+}
+
+}  // namespace grader

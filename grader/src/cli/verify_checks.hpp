@@ -1,0 +1,33 @@
+#pragma once
+// What `grader verify` holds each build variant to. Each check returns the
+// problems it found, one sentence each; none means the variant is as it
+// should be.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace grader {
+
+// A known-wrong version's grader/mutants/NN_name/<mistake>/expect.json.
+struct expectation {
+    std::string mistake;
+    std::vector<std::string> must_fail;                    // tests that must catch it
+    std::vector<std::string> must_pass;                    // tests it must not disturb
+    std::map<std::string, std::string> status;             // exact status, e.g. "timed_out"
+    std::map<std::string, std::string> message_contains;   // the diagnosis the report must give
+    std::optional<int> score, max_score;                   // the whole report's, where they matter
+    std::string note_contains;                             // what the report's notes must say
+};
+expectation parse_expectation(const std::string& json_text);
+
+// The reference solution: every test passed.
+std::vector<std::string> check_full_marks(const lesson_report& report);
+// The untouched skeleton: no correctness test passed, and every failure says why.
+std::vector<std::string> check_loses_all_correctness(const lesson_report& report);
+// A known-wrong version: caught where it should be, and only there.
+std::vector<std::string> check_expectation(const lesson_report& report, const expectation& expect);
+
+}  // namespace grader

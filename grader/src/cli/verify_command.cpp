@@ -1,0 +1,114 @@
+// grader verify [LESSON...]: every solution gets full marks, every untouched
+// skeleton loses every correctness test, and every known-wrong version in
+// grader/mutants and every known cheat in grader/cheats is caught where its
+// expect.json says, with the diagnosis it names.
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "checkout/build.hpp"
+#include "checkout/context.hpp"
+#include "cli/commands.hpp"
+#include "cli/verify_checks.hpp"
+#include "course/device_info.hpp"
+#include "report/formats.hpp"
+#include "run/grade.hpp"
+
+namespace grader {
+
+namespace {
+struct verdict {
+    std::string what;     // "solution", "skeleton", "mutant hang"
+    int score = 0, max = 0;
+    std::string outcome;  // what it showed, when all is well
+    std::vector<std::string> problems;
+};
+
+std::string read_text(const fs::path& file) {
+    std::ifstream in(file);
+    if (!in) throw user_error(build_error, fmt::format("cannot read {}", file.string()));
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+}  // namespace
+
+int cmd_verify(const common_args& common, const verify_args& args) {
+    const manifest m = open_build(common.build_dir);
+    std::vector<const lesson_info*> lessons;
+    for (const auto& name : args.lessons) lessons.push_back(&find_lesson(m, name));
+    if (lessons.empty())
+        for (const auto& l : m.lessons) lessons.push_back(&l);
+
+    if (!course::has_device()) {
+        std::cout << fmt::format("SKIPPED: no CUDA device: {}. Nothing was verified: `grader verify` needs a GPU.\n",
+                                 course::device_status().reason);
+        return not_graded;
+    }
+
+    if (args.build) {
+        std::vector<std::string> targets;
+        for (const auto* l : lessons)
+            for (const auto& [_, v] : l->variants) targets.push_back(v.tests_target);
+        std::cout << fmt::format("building {} test programs...\n", targets.size()) << std::flush;
+        const build_result built = build_targets(m, targets);
+        if (!built.ok) {
+            std::cout << fmt::format("the build failed, so nothing was verified:\n  {}\nfull log: {}\n", built.digest,
+                                     built.log.string());
+            return build_error;
+        }
+    }
+
+    const bool color = wants_color(STDOUT_FILENO);
+    grade_options options;
+    options.seed = args.seed;
+    options.per_test_limit = std::chrono::seconds(args.timeout_s);
+    options.sandbox = true;  // a graded run: the variants must not see the references
+    int violations = 0;
+    std::cout << fmt::format("verifying on {} · seed {}\n", course::query_device().summary(), args.seed);
+    for (const auto* lesson : lessons) {
+        std::vector<verdict> verdicts;
+        const auto lesson_start = std::chrono::steady_clock::now();
+        double evidence_seconds = 0;
+        auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
+            const lesson_report r = grade_variant(m, *lesson, variant, options);
+            evidence_seconds += r.evidence_seconds;
+            verdicts.push_back({label, r.score(), r.max_score(), std::move(outcome), check(r)});
+        };
+        judge("solution", "solution", check_full_marks, "full marks");
+        judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
+        // Known-wrong versions and known cheats alike: each caught as its expect.json says.
+        for (const auto& [kind, names] : {std::pair{std::string("mutant"), lesson->mutants()},
+                                          std::pair{std::string("cheat"), lesson->cheats()}}) {
+            for (const auto& name : names) {
+                const std::string variant = kind + "_" + name;
+                const fs::path file = lesson->variant(variant)->source_dir / "expect.json";
+                const expectation e = parse_expectation(read_text(file));
+                judge(variant, kind + " " + name, [&](const lesson_report& r) { return check_expectation(r, e); },
+                      "caught: " + e.mistake);
+            }
+        }
+
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - lesson_start).count();
+        // What the explanations cost: compute-sanitizer's reruns and Nsight
+        // Compute's profiles of failed tests, after every verdict was in.
+        std::cout << fmt::format("\n{} · {} · {:.0f} s, of which {:.0f} s explaining failures\n", lesson->id,
+                                 lesson->title, seconds, evidence_seconds);
+        for (const auto& v : verdicts) {
+            const bool ok = v.problems.empty();
+            const std::string mark = ok ? (color ? "\x1b[32m✓\x1b[0m" : "✓") : (color ? "\x1b[31m✗\x1b[0m" : "✗");
+            std::cout << fmt::format("  {} {:<28} {:>3}/{:<3} {}\n", mark, v.what, v.score, v.max,
+                                     ok ? v.outcome : fmt::format("{} problem(s)", v.problems.size()));
+            for (const auto& p : v.problems) std::cout << "      " << p << "\n";
+            violations += static_cast<int>(v.problems.size());
+        }
+    }
+    std::cout << (violations ? fmt::format("\nverify: {} problem(s)\n", violations) : "\nverify: all as expected\n");
+    return violations ? some_failed : all_passed;
+}
+
+}  // namespace grader

@@ -1,0 +1,150 @@
+#include "evidence/sanitizer_evidence.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+
+#include "course/testing/evidence.hpp"
+#include "evidence/sanitizer.hpp"
+#include "system/process.hpp"
+
+namespace fs = std::filesystem;
+
+namespace grader {
+
+namespace {
+using clock = std::chrono::steady_clock;
+
+bool failed_on_its_own(const graded_test& t) {
+    return t.status == test_status::failed || t.status == test_status::crashed;
+}
+
+// A part the student has not written yet (course::todo) is no bug to look for.
+bool unfinished(const graded_test& t) {
+    return std::any_of(t.messages.begin(), t.messages.end(),
+                       [](const std::string& m) { return m.rfind("not implemented yet", 0) == 0; });
+}
+
+// The message that leads a test's messages: the first finding, and how many
+// errors the tool counted in all.
+std::string evidence_message(const sanitizer_report& report) {
+    std::string text = describe(report.findings.front());
+    if (report.error_count > 1) text += fmt::format(" ({} errors in all; the first is shown)", report.error_count);
+    return text;
+}
+}  // namespace
+
+std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests, bool every_test) {
+    std::vector<std::string> ids;
+    for (const auto& t : tests) {
+        // Speed tests run the same kernels as the correctness tests, on inputs
+        // too large to check at the tool's pace.
+        if (!t.gpu || t.performance) continue;
+        if ((failed_on_its_own(t) && !unfinished(t)) || (every_test && t.status == test_status::passed))
+            ids.push_back(t.id);
+    }
+    return ids;
+}
+
+std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests, const sanitizer_options& options,
+                                                const fs::path& report_dir, const run_under_sanitizer_fn& run_under) {
+    std::vector<std::string> notes;
+    const std::vector<std::string> ids = tests_to_sanitize(tests, options.every_test);
+    if (ids.empty()) return notes;
+    const std::optional<fs::path> sanitizer = find_compute_sanitizer();
+    if (!sanitizer) {
+        notes.push_back(
+            "compute-sanitizer was not found, so failures are explained by the tests' own checks only: install the "
+            "CUDA toolkit's compute-sanitizer (it comes with the toolkit, in its bin folder) or name it in "
+            "COURSE_COMPUTE_SANITIZER.");
+        return notes;
+    }
+    std::error_code ec;
+    fs::create_directories(report_dir, ec);
+
+    const auto give_up = clock::now() + options.budget;
+    std::vector<std::string> unchecked, clean;
+    int checked = 0;
+    for (const auto& id : ids) {
+        // Failures: when the tools found nothing in two failing tests, the
+        // mistake is one they cannot see (a wrong formula, a wrong index that
+        // stays in bounds), and more reruns would only cost time.
+        if (!options.every_test && clean.size() == 2) {
+            notes.push_back(fmt::format("compute-sanitizer found nothing in {} (no memory error, race, barrier or "
+                                        "uninitialised read), so the other failing tests were not rerun under it",
+                                        fmt::join(clean, " and ")));
+            break;
+        }
+        graded_test& t = *std::find_if(tests.begin(), tests.end(), [&](const graded_test& g) { return g.id == id; });
+        std::optional<sanitizer_report> found;
+        bool tool_failed = false;
+        for (const sanitizer_tool tool : sanitizer_tools_in_order) {
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());
+            if (left < std::chrono::seconds(5)) {
+                unchecked.push_back(id);
+                break;
+            }
+            const fs::path report_file =
+                report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(id), to_string(tool));
+            fs::remove(report_file, ec);  // a report from another run says nothing of this one
+            run_under(id, sanitizer_command(*sanitizer, tool, report_file), std::min(left, options.per_rerun_limit));
+            if (!fs::exists(report_file, ec)) {
+                // It did not start (or not as far as its report): no rerun will do better.
+                notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): failures "
+                                            "are explained by the tests' own checks only.",
+                                            id, report_dir.parent_path().string()));
+                tool_failed = true;
+                break;
+            }
+            const sanitizer_report report = parse_sanitizer_report(tool, file_text(report_file));
+            if (!report.findings.empty()) {
+                found = report;
+                break;
+            }
+            // Errors counted but none read: an error of a kind this grader does not know.
+            if (report.error_count > 0) {
+                notes.push_back(fmt::format("compute-sanitizer ({}) counted {} error(s) in {} that the grader could "
+                                            "not read; its report: {}",
+                                            to_string(tool), report.error_count, id, report_file.string()));
+                break;
+            }
+            if (!report.tool_errors.empty()) {
+                // The tool cannot work here (a GPU it does not support, say): no rerun will do better.
+                notes.push_back(fmt::format("compute-sanitizer could not check the tests here ({}): failures are "
+                                            "explained by the tests' own checks only.",
+                                            report.tool_errors.front()));
+                tool_failed = true;
+                break;
+            }
+        }
+        if (tool_failed) break;
+        if (std::find(unchecked.begin(), unchecked.end(), id) == unchecked.end()) ++checked;
+        if (!found) {
+            if (std::find(unchecked.begin(), unchecked.end(), id) == unchecked.end()) clean.push_back(id);
+            continue;
+        }
+        clean.clear();  // "two in a row"
+        const std::string message = evidence_message(*found);
+        if (failed_on_its_own(t)) {
+            t.messages.insert(t.messages.begin(), message);
+        } else {
+            // A pass stays a pass (the judge decided it); the bug is still worth knowing.
+            t.messages.push_back("passed, but " + message);
+            notes.push_back(fmt::format("{} passed, but {}", id, message));
+        }
+    }
+    if (!unchecked.empty())
+        notes.push_back(fmt::format("compute-sanitizer did not check {} (or not with every tool): the {} s allowed for its reruns were "
+                                    "spent",
+                                    fmt::join(unchecked, ", "),
+                                    std::chrono::duration_cast<std::chrono::seconds>(options.budget).count()));
+    if (options.every_test)
+        notes.push_back(fmt::format("--sanitize: compute-sanitizer checked {} GPU correctness test(s) (memcheck, then "
+                                    "racecheck, synccheck and initcheck while none had found anything); speed tests "
+                                    "are not checked: they run the same kernels on larger inputs",
+                                    checked));
+    return notes;
+}
+
+}  // namespace grader

@@ -1,0 +1,60 @@
+#pragma once
+// Evidence for a failure's explanation: after a graded run, each GPU
+// correctness test that failed or crashed is run again alone, in a process of
+// its own, under compute-sanitizer (sanitizer.hpp), and what the tool found
+// leads the test's messages. With `grader run --sanitize`, every GPU
+// correctness test is checked, the passing ones too.
+//
+// Which tools: memcheck first; then racecheck, synccheck and initcheck, each
+// only while the tools before it found nothing. Whether a kernel uses shared
+// memory (racecheck's domain) or barriers (synccheck's) cannot be told
+// cheaply from outside, so instead of a list per lesson the tools are tried
+// until one has an answer: a test whose kernel has no shared memory pays one
+// quick racecheck run, and only when memcheck had nothing to say.
+//
+// A finding never changes a verdict (the judge decides those, from the
+// evidence file): it comes from the student's program, run with the student's
+// code, and only explains. Where the tools find nothing, nothing is added.
+// Timed-out tests are not rerun: under the tool a hang would only hang longer.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/report.hpp"
+
+namespace grader {
+
+struct sanitizer_options {
+    bool every_test = false;  // --sanitize: passing tests too
+    // All the reruns of one graded run together; what is left unchecked when
+    // it is spent is named in a note.
+    std::chrono::milliseconds budget{60'000};
+    // One rerun's limit: the tools slow kernels 10 to 100 times.
+    std::chrono::milliseconds per_rerun_limit{240'000};
+};
+
+// The budget for failing tests (a normal run: it delays every report with a
+// failure, the student's and a batch's, so it stays small) and for --sanitize.
+inline constexpr std::chrono::seconds failure_rerun_budget{30};
+inline constexpr std::chrono::seconds sanitize_all_budget{600};
+// A rerun's limit, in graded-test time limits.
+inline constexpr int sanitizer_limit_factor = 4;
+
+// Runs test `id` of the student's program alone under `tool_command` (which
+// ends where the program's own arguments begin), stopped after `limit`.
+using run_under_sanitizer_fn = std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
+                                                  std::chrono::milliseconds limit)>;
+
+// The tests that get a rerun, in report order.
+std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests, bool every_test);
+
+// Reruns the tests that need it (writing reports into `report_dir`) and adds
+// what the tool found to their messages. Returns the run's notes: the tool
+// missing, budget spent, or the tool unable to work here, each said once.
+std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests, const sanitizer_options& options,
+                                                const std::filesystem::path& report_dir,
+                                                const run_under_sanitizer_fn& run_under);
+
+}  // namespace grader

@@ -1,0 +1,23 @@
+#pragma once
+// Writing a lesson_report: for people (text) and for machines (JSON,
+// Gradescope's results.json, JUnit XML).
+#include <string>
+
+#include "report/report.hpp"
+
+namespace grader {
+
+struct text_style {
+    bool color = false;   // ANSI colours (off for NO_COLOR and non-terminals)
+    bool unicode = true;  // ✓ ✗ – rather than + x -
+};
+
+std::string format_text(const lesson_report& report, const text_style& style);
+std::string format_json(const lesson_report& report);
+std::string format_gradescope(const lesson_report& report);
+std::string format_junit(const lesson_report& report);
+
+// True when colour should be used on this stream: a terminal, NO_COLOR unset.
+bool wants_color(int fd);
+
+}  // namespace grader

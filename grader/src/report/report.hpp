@@ -1,0 +1,58 @@
+#pragma once
+// The result of grading one lesson: what every format (text, JSON,
+// Gradescope, JUnit) is written from.
+#include <string>
+#include <vector>
+
+#include "report/kernel_measure.hpp"
+
+namespace grader {
+
+enum class test_status {
+    passed,
+    failed,
+    skipped,    // could not run here (no GPU): earns nothing, claims nothing
+    crashed,    // the process died during this test
+    timed_out,  // the test ran past the time limit and was stopped
+    missing,    // the test program never reported this test
+    not_run,    // performance test held back until correctness passes
+};
+const char* to_string(test_status s);
+
+struct graded_test {
+    std::string id;     // "VecAdd.PartialLastBlock"
+    std::string title;  // "129 elements, 128 threads per block"
+    int points = 0;
+    bool performance = false;
+    bool gpu = true;
+    test_status status = test_status::missing;
+    std::vector<std::string> messages;  // what went wrong and why, already cleaned up
+    double ms = 0;
+    // Nsight Compute's profile of the test's kernels, where one was asked
+    // for (`grader run --profile`); it never changes the score.
+    std::vector<kernel_measure> kernels;
+    bool profiled = false;  // a profile was taken (with no kernel in it, none ran)
+
+    int score() const { return status == test_status::passed ? points : 0; }
+};
+
+struct lesson_report {
+    std::string lesson_id;   // "lesson01"
+    std::string title;       // "vector addition"
+    std::string variant;     // "exercise", "solution", "mutant_..."
+    std::string device;      // "NVIDIA H200 (sm_90)", empty without one
+    std::string no_gpu_reason;
+    unsigned long long seed = 0;
+    std::vector<graded_test> tests;
+    std::vector<std::string> notes;  // what the grader ignored or could not do
+    // Seconds spent explaining failures (compute-sanitizer, Nsight Compute)
+    // once the verdicts were in.
+    double evidence_seconds = 0;
+
+    int score() const;
+    int max_score() const;
+    bool graded() const;  // at least one test really ran (passed or failed)
+    int count(test_status s) const;
+};
+
+}  // namespace grader

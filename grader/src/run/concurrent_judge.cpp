@@ -1,0 +1,85 @@
+#include "run/concurrent_judge.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "course/testing/evidence.hpp"
+#include "course/testing/harness.hpp"
+
+namespace grader {
+
+void write_word(const std::filesystem::path& file, const std::string& word) {
+    const auto partial = file.string() + ".partial";
+    std::ofstream(partial) << word;
+    std::filesystem::rename(partial, file);
+}
+
+concurrent_judge::concurrent_judge(const run_options& options, const std::vector<std::string>& first,
+                                   const std::vector<std::string>& then, const std::string& log_prefix)
+    : options_(options), ids_(first) {
+    ids_.insert(ids_.end(), then.begin(), then.end());
+    // The judge may wait a whole test of the student's before judging it.
+    const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
+    judge_ = std::make_unique<test_processes>(
+        options, options.judge_program, "judge", log_prefix, limit,
+        test_processes::env_list{{course::testing::evidence_claims_variable, claims_dir(options).string()},
+                                 {course::testing::evidence_wait_variable, std::to_string(limit.count())}});
+    thread_ = std::thread([this, first, then] {
+        judge_->run(
+            first,
+            [this](const std::string& id, const outcome& verdict) {
+                std::lock_guard lock(mutex_);
+                verdicts_[id] = verdict;
+                changed_.notify_all();
+            },
+            then);
+        std::lock_guard lock(mutex_);
+        done_ = true;
+        changed_.notify_all();
+    });
+}
+void concurrent_judge::claim(const std::string& id, test_status status) {
+    if (!claimed_.insert(id).second) return;
+    if (status == test_status::passed) passes_.push_back(id);
+    write_word(claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim"), to_string(status));
+}
+
+void concurrent_judge::wait_idle() {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] {
+        return done_ || std::all_of(passes_.begin(), passes_.end(),
+                                    [&](const std::string& id) { return verdicts_.count(id) > 0; });
+    });
+}
+
+outcome concurrent_judge::verdict(const std::string& id) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return done_ || verdicts_.count(id) > 0; });
+    if (auto it = verdicts_.find(id); it != verdicts_.end()) return it->second;
+    return {test_status::missing, {"the judge never reported this test"}, 0};
+}
+
+void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
+    t.status = said.status;
+    t.messages = said.messages;
+    t.ms = said.ms;
+    if (said.status != test_status::passed) return;
+    const outcome verdict = judge.verdict(t.id);
+    if (verdict.status == test_status::passed) return;
+    t.status = test_status::failed;
+    t.messages.clear();
+    if (!said.left_to_judge)
+        t.messages.push_back("the test program said this test passed, but its recorded results do not pass it:");
+    if (verdict.status != test_status::failed)
+        t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
+    t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
+}
+
+void note_ignored_events(concurrent_judge& judge, std::vector<std::string>& notes) {
+    if (const int ignored = judge.ignored_events(); ignored > 0)
+        notes.push_back(fmt::format("the judge wrote {} event line(s) that were ignored", ignored));
+}
+
+}  // namespace grader

@@ -1,0 +1,124 @@
+// The second step of a graded run: once every verdict is in, failed tests
+// are rerun alone under compute-sanitizer and slow ones under Nsight Compute
+// (evidence/), and what the tools find leads their messages. No verdict
+// changes here.
+#include <fmt/format.h>
+
+#include <chrono>
+
+#include "evidence/kernel_profile.hpp"
+#include "evidence/profile_evidence.hpp"
+#include "evidence/sanitizer_evidence.hpp"
+#include "run/runner.hpp"
+#include "run/test_processes.hpp"
+
+namespace grader {
+
+namespace {
+
+// Runs single tests of the student's program again under a tool
+// (compute-sanitizer, ncu), each alone in a process of its own (sandboxed
+// where the run is), with logs and evidence in a folder of their own, apart
+// from the graded run's: the judge has finished with those, and these prove
+// nothing. The tool writes its reports into reports().
+class tool_reruns {
+public:
+    tool_reruns(const run_options& options, std::filesystem::path dir, std::string log_prefix)
+        : options_(options), rerun_(options), log_prefix_(std::move(log_prefix)) {
+        rerun_.log_dir = std::move(dir);
+        std::filesystem::create_directories(evidence_dir(rerun_));
+        std::filesystem::create_directories(claims_dir(rerun_));  // empty: nothing to wait for
+    }
+    const std::filesystem::path& log_dir() const { return rerun_.log_dir; }
+    std::filesystem::path reports() const { return rerun_.log_dir / "reports"; }
+
+    void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+        test_processes under_tool(rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_),
+                                  limit);
+        under_tool.run_under(tool, reports());
+        under_tool.run({id});
+    }
+
+private:
+    const run_options& options_;
+    run_options rerun_;
+    std::string log_prefix_;
+    int runs_ = 0;
+};
+
+// Reruns failed tests (or, with --sanitize, every GPU test) under compute-sanitizer.
+std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests,
+                                                gpu_turn& turn) {
+    if (!options.sanitize_failures && !options.sanitize_every_test) return {};
+    tool_reruns reruns(options, sanitizer_dir(options), "sanitizer");
+    sanitizer_options plan;
+    plan.every_test = options.sanitize_every_test;
+    plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
+    plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
+    return add_sanitizer_evidence(
+        tests, plan, reruns.reports(),
+        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+            turn.let_waiting_runs_in();  // each rerun may take many seconds
+            reruns.run(id, tool, limit);
+        });
+}
+
+// Profiles slow tests (or, with --profile, every performance test) under
+// Nsight Compute, with the GPU to this run alone.
+std::vector<std::string> add_profile_findings(const run_options& options, const std::set<std::string>& kernel_speed,
+                                              std::vector<graded_test>& tests, gpu_turn& turn) {
+    if (!options.profile_failures && !options.profile_every_test) return {};
+    tool_reruns reruns(options, metrics_dir(options), "profile");
+    profile_options plan;
+    plan.every_test = options.profile_every_test;
+    plan.budget = plan.every_test ? profile_all_budget : failure_profile_budget;
+    plan.per_run_limit = sanitizer_limit_factor * options.per_test_limit;
+    auto list_sources = [&] {
+        return kernel_sources_of(find_cuobjdump(), options.implementation_library, options.tests_program,
+                                 reruns.log_dir());
+    };
+    return add_profile_evidence(
+        tests, kernel_speed, plan, reruns.reports(), list_sources,
+        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+            turn.alone();
+            reruns.run(id, tool, limit);
+        });
+}
+
+}  // namespace
+
+bool explaining_needs_the_gpu_alone(const run_options& options, const graded_run& run) {
+    if (!options.profile_failures && !options.profile_every_test) return false;
+    return !tests_to_profile(run.tests, run.kernel_speed, options.profile_every_test).empty();
+}
+
+bool has_failures_to_explain(const run_options& options, const graded_run& run) {
+    // The same choices explain_failures makes: a failed host test, or a GPU
+    // test of unfinished work, is rerun under no tool.
+    const bool sanitizes = (options.sanitize_failures || options.sanitize_every_test) &&
+                           !tests_to_sanitize(run.tests, options.sanitize_every_test).empty();
+    return sanitizes || explaining_needs_the_gpu_alone(options, run);
+}
+
+void explain_failures(const run_options& options, graded_run& run) {
+    // Every verdict is in: what the tools find explains them, and changes
+    // none. The profiles come first: they take the GPU alone (a profile's
+    // figures, DRAM throughput and time, are only right so), and in a batch
+    // they should not wait behind other runs' long sanitizer reruns.
+    using clock = std::chrono::steady_clock;
+    const auto evidence_start = clock::now();
+    std::vector<std::string> profile_notes, sanitizer_notes;
+    {
+        gpu_turn turn(options.gate);
+        profile_notes = add_profile_findings(options, run.kernel_speed, run.tests, turn);
+    }
+    {
+        gpu_turn turn(options.gate);  // the sanitizer times nothing, so it shares the GPU
+        sanitizer_notes = add_sanitizer_findings(options, run.tests, turn);
+    }
+    run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());
+    run.notes.insert(run.notes.end(), profile_notes.begin(), profile_notes.end());
+    run.evidence_seconds = std::chrono::duration<double>(clock::now() - evidence_start).count();
+}
+
+}  // namespace grader

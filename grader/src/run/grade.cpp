@@ -1,0 +1,127 @@
+#include "run/grade.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "checkout/context.hpp"
+#include "course/device_info.hpp"
+#include "run/runner.hpp"
+
+namespace grader {
+
+std::vector<std::string> targets_for_grading(const lesson_info& lesson, const std::string& variant) {
+    std::vector<std::string> targets;
+    for (const std::string& name : {variant, std::string("solution")}) {
+        const variant_info* v = lesson.variant(name);
+        if (v && std::find(targets.begin(), targets.end(), v->tests_target) == targets.end())
+            targets.push_back(v->tests_target);
+    }
+    return targets;
+}
+
+lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const std::string& variant_name,
+                            const grade_options& options) {
+    const variant_info* variant = lesson.variant(variant_name);
+    if (!variant) throw user_error(usage_error, fmt::format("{} has no '{}' build", lesson.id, variant_name));
+    return grade_program(m, lesson,
+                         {variant_name, variant->tests, variant->library,
+                          m.build_dir / "grader-logs" / fmt::format("{}-{}", lesson.id, variant_name)},
+                         options);
+}
+
+namespace {
+// The GPU a run is graded on, in the report's words.
+void describe_device(lesson_report& report, int device) {
+    if (!course::has_device()) {
+        report.no_gpu_reason = course::device_status().reason;
+        return;
+    }
+    try {
+        report.device = course::query_device(device < 0 ? 0 : device).summary();
+    } catch (const std::exception&) {
+    }
+}
+}  // namespace
+
+program_grading::program_grading(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                                 const grade_options& options)
+    : program_(program.tests) {
+    report_.lesson_id = lesson.id;
+    report_.title = lesson.title;
+    report_.variant = program.variant;
+    report_.seed = options.seed;
+    describe_device(report_, options.device);
+
+    // The judge: the same graded tests built against the reference solution.
+    const variant_info* judge = lesson.variant("solution");
+    if (!judge) throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
+
+    run_.tests_program = program.tests;
+    run_.judge_program = judge->tests;
+    run_.log_dir = program.log_dir;
+    run_.seed = options.seed;
+    run_.per_test_limit = options.per_test_limit;
+    run_.only = options.only;
+    run_.implementation_library = program.library;
+    run_.gate = options.gate;
+    if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
+    run_.max_data_bytes = options.max_data_bytes;
+    run_.max_processes = options.max_processes;
+    run_.sanitize_failures = options.sanitize_failures;
+    run_.sanitize_every_test = options.sanitize_every_test;
+    run_.profile_failures = options.profile_failures;
+    run_.profile_every_test = options.profile_every_test;
+    if (options.sandbox) {
+        run_.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
+        // Hidden: the references, the known-wrong versions and cheats, and the
+        // build folder (compiled solutions, other variants' evidence). Shown
+        // again: the program's own library, which lesson07's tests read.
+        run_.sandbox.kept = {m.source_dir};
+        run_.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
+                               m.source_dir / "grader" / "cheats", m.build_dir};
+        run_.sandbox.hidden.insert(run_.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
+        if (!program.library.empty()) run_.sandbox.readable.push_back(program.library);
+        report_.notes.push_back(describe_sandbox(run_.bwrap));
+    }
+}
+
+void program_grading::judge() {
+    saying_what_could_not_run([&] { graded_ = judge_graded_tests(run_); });
+}
+
+bool program_grading::has_failures_to_explain() const { return grader::has_failures_to_explain(run_, graded_); }
+
+bool program_grading::explaining_needs_the_gpu_alone() const {
+    return grader::explaining_needs_the_gpu_alone(run_, graded_);
+}
+
+void program_grading::explain() {
+    saying_what_could_not_run([&] { explain_failures(run_, graded_); });
+}
+
+void program_grading::saying_what_could_not_run(const std::function<void()>& step) const {
+    try {
+        step();
+    } catch (const std::exception& e) {
+        throw user_error(build_error, fmt::format("could not run {}: {}", program_.string(), e.what()));
+    }
+}
+
+lesson_report program_grading::take_report() {
+    lesson_report report = std::move(report_);
+    report.tests = std::move(graded_.tests);
+    report.notes.insert(report.notes.end(), graded_.notes.begin(), graded_.notes.end());
+    report.evidence_seconds = graded_.evidence_seconds;
+    return report;
+}
+
+lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
+                            const grade_options& options) {
+    program_grading grading(m, lesson, program, options);
+    grading.judge();
+    grading.explain();
+    return grading.take_report();
+}
+
+}  // namespace grader

@@ -1,0 +1,74 @@
+#pragma once
+// How one graded run of a lesson's test program is set up (runner.hpp runs
+// it), where it keeps its files, and the limits on what the program may send.
+#include <chrono>
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "run/gpu_gate.hpp"
+#include "run/sandbox.hpp"
+
+namespace grader {
+
+struct run_options {
+    std::filesystem::path tests_program;  // links the code under test: untrusted
+    std::filesystem::path judge_program;  // the same tests against the reference solution
+    std::filesystem::path log_dir;        // each process's output, and the evidence
+    std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
+    unsigned long long seed = 0;
+    std::chrono::milliseconds per_test_limit{60'000};
+    std::vector<std::string> only;        // test ids to run; empty: all
+    // Where set, the tests program (never the judge) runs inside this
+    // bubblewrap sandbox; the program and the evidence folder are shown in it.
+    std::optional<std::filesystem::path> bwrap;
+    sandbox_spec sandbox;
+    // Profiled performance tests (GRADED_PERF_TEST_PROFILED) run under Nsight
+    // Compute where it and cuobjdump are found (kernel_profile.hpp); false
+    // never profiles (the figures are then the test program's own).
+    bool profile_kernels = true;
+    // Where set (`grader batch`), other runs share the GPU: this run's
+    // correctness tests share it, and its timed tests wait until it is
+    // theirs alone (gpu_gate.hpp).
+    gpu_gate* gate = nullptr;
+    // Added to the environment of every process of the run, the judge's
+    // too (CUDA_VISIBLE_DEVICES: which GPU the run is graded on).
+    std::vector<std::pair<std::string, std::string>> env;
+    // Limits on the test program's processes (process.hpp); 0: none.
+    long long max_data_bytes = 0;
+    long long max_processes = 0;
+    // Evidence from compute-sanitizer (sanitizer_evidence.hpp): failed GPU
+    // correctness tests are rerun under it; with sanitize_every_test
+    // (`grader run --sanitize`) every GPU correctness test is.
+    bool sanitize_failures = true;
+    bool sanitize_every_test = false;
+    // Evidence from Nsight Compute (profile_evidence.hpp): failed tests of
+    // the kernels' speed are profiled; with profile_every_test (`grader run
+    // --profile`) every performance test is, and gets its table of kernels.
+    bool profile_failures = true;
+    bool profile_every_test = false;
+};
+
+// Where a run keeps its files, all under log_dir: the student's evidence
+// (written in the sandbox), the grader's claims (never shown to it), the
+// profiles of timed tests, and the explanations' own reruns.
+inline std::filesystem::path evidence_dir(const run_options& o) { return o.log_dir / "evidence"; }
+inline std::filesystem::path claims_dir(const run_options& o) { return o.log_dir / "claims"; }
+inline std::filesystem::path profile_dir(const run_options& o) { return o.log_dir / "profile"; }
+// The compute-sanitizer reruns' own logs, evidence and reports.
+inline std::filesystem::path sanitizer_dir(const run_options& o) { return o.log_dir / "sanitizer"; }
+// Nsight Compute's profiles of slow tests (evidence/profile_evidence.hpp): the same.
+inline std::filesystem::path metrics_dir(const run_options& o) { return o.log_dir / "metrics"; }
+
+// Limits on what a test program may send: longer event lines are dropped,
+// and only this many messages of this many bytes are kept per test.
+inline constexpr std::size_t max_event_line_bytes = 64 * 1024;
+inline constexpr std::size_t max_messages_per_test = 20;
+inline constexpr std::size_t max_message_bytes = 4096;
+// Every file a test program writes (its log, its evidence) is capped here.
+inline constexpr long long max_file_bytes = 1LL << 30;
+
+}  // namespace grader

@@ -1,0 +1,227 @@
+#include "run/runner.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+
+#include "course/testing/evidence.hpp"
+#include "course/testing/harness.hpp"
+#include "course/testing/kernel_profile.hpp"
+#include "evidence/kernel_profile.hpp"
+#include "run/concurrent_judge.hpp"
+#include "run/test_processes.hpp"
+#include "system/process.hpp"
+
+namespace grader {
+
+namespace {
+using nlohmann::json;
+
+// Old logs, evidence and claims go first: evidence from another run proves nothing.
+void clear_run_files(const run_options& options) {
+    std::error_code ec;
+    std::filesystem::remove_all(evidence_dir(options), ec);
+    std::filesystem::remove_all(claims_dir(options), ec);
+    std::filesystem::remove_all(profile_dir(options), ec);
+    std::filesystem::remove_all(sanitizer_dir(options), ec);
+    std::filesystem::remove_all(metrics_dir(options), ec);
+    for (const auto& entry : std::filesystem::directory_iterator(options.log_dir, ec))
+        if (entry.path().extension() == ".log") std::filesystem::remove(entry.path(), ec);
+    std::filesystem::create_directories(evidence_dir(options));
+    std::filesystem::create_directories(claims_dir(options));
+    std::filesystem::create_directories(profile_dir(options));
+}
+
+// Nsight Compute, and the kernels compiled into the student's library and
+// into the test program: what it takes to say where a kernel came from.
+struct kernel_profiler {
+    std::filesystem::path ncu, cuobjdump;
+    kernel_sources sources;
+
+    // Read once the profiled tests are about to run (never on a machine
+    // without a GPU, where they are not). A library with no kernels yet (a
+    // skeleton) lists none: then none are its own.
+    void list_kernels(const run_options& options) {
+        sources = kernel_sources_of(cuobjdump, options.implementation_library, options.tests_program,
+                                    profile_dir(options));
+    }
+};
+
+std::optional<kernel_profiler> find_kernel_profiler(const run_options& options) {
+    if (!options.profile_kernels || options.implementation_library.empty()) return std::nullopt;
+    const auto ncu = find_ncu();
+    const auto cuobjdump = find_cuobjdump();
+    if (!ncu || !cuobjdump) return std::nullopt;
+    return kernel_profiler{*ncu, *cuobjdump, {}};
+}
+
+// What the judge reads about a profiled test: ncu's launches with their
+// origin, or why there is no profile (ncu failed: its own words).
+json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::path& csv) {
+    const std::string text = file_text(csv);
+    if (text.empty()) return no_profile("ncu wrote no report");
+    const std::vector<kernel_launch> launches = parse_ncu_csv(text);
+    // ncu's own errors mean no profile, unless it profiled kernels anyway; a
+    // test program that ends with 1 (a failed test) is not one.
+    if (const auto errors = ncu_errors(text); launches.empty() && !errors.empty()) return no_profile(errors.front());
+    return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
+}
+
+}  // namespace
+
+graded_run judge_graded_tests(const run_options& options) {
+    std::filesystem::create_directories(options.log_dir);
+    clear_run_files(options);
+    graded_run run;
+    const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
+    // Shared now; alone once a timed test is about to start.
+    gpu_turn turn(options.gate);
+    for (const auto& t : listed) {
+        if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
+            continue;
+        run.tests.push_back(not_yet_run(t));
+    }
+    std::map<std::string, graded_test*> by_id;
+    std::vector<std::string> correctness, performance;
+    std::set<std::string> alone, profiled, kernel_speed;
+    for (auto& t : run.tests) {
+        by_id[t.id] = &t;
+        (t.performance ? performance : correctness).push_back(t.id);
+    }
+    for (const auto& t : listed) {
+        if (t.alone) alone.insert(t.id);
+        if (t.profiled && by_id.count(t.id)) profiled.insert(t.id);
+        if (t.kernel_speed) kernel_speed.insert(t.id);
+    }
+    // Profiled tests run last, each in a process of its own under ncu (so
+    // that every kernel ncu saw belongs to that test), where ncu is here.
+    std::optional<kernel_profiler> profiler = profiled.empty() ? std::nullopt : find_kernel_profiler(options);
+    std::vector<std::string> timed_in_run, timed_under_ncu;
+    for (const auto& id : performance) (profiler && profiled.count(id) ? timed_under_ncu : timed_in_run).push_back(id);
+
+    // One process of the student's program runs the correctness tests, then,
+    // once the judge has passed them all, the performance tests (the grader
+    // says "go" or "stop" in between); one judge process follows it, a test
+    // behind. Speed is only worth grading once the answers are right, and
+    // timing needs the GPU to itself: the judge is done with the correctness
+    // tests before "go".
+    const auto limit = options.per_test_limit;
+    concurrent_judge judge(options, correctness, timed_in_run);
+    const test_processes::env_list student_env{
+        {course::testing::evidence_claims_variable, claims_dir(options).string()},
+        {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}};
+    test_processes student(options, options.tests_program, "record", "run", limit, student_env);
+    std::set<std::string> correctness_left(correctness.begin(), correctness.end());
+    std::map<std::string, outcome> said;
+    bool go = false;
+    auto decide_performance = [&] {
+        for (const auto& id : correctness) settle(*by_id[id], said[id], judge);
+        go = std::all_of(correctness.begin(), correctness.end(),
+                         [&](const std::string& id) { return by_id[id]->status == test_status::passed; });
+        write_word(claims_dir(options) / course::testing::phase2_file, go ? "go" : "stop");
+        if (go) return;
+        student.cancel(performance);
+        const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
+            return t.status == test_status::skipped;
+        });
+        for (const auto& id : performance) {
+            judge.claim(id, test_status::not_run);
+            if (skipped != run.tests.end()) {
+                by_id[id]->status = test_status::skipped;
+                by_id[id]->messages = skipped->messages;
+            } else {
+                by_id[id]->status = test_status::not_run;
+                by_id[id]->messages = {"needs correctness first"};
+            }
+        }
+    };
+    if (correctness.empty()) decide_performance();
+    // A test that measures time starts once the judge is idle.
+    auto gpu_alone = [&](concurrent_judge& busy) {
+        return [&](const std::string& id) {
+            if (!alone.count(id)) return;
+            turn.alone();
+            busy.wait_idle();
+            write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
+        };
+    };
+    student.on_start(gpu_alone(judge));
+    student.run(
+        correctness,
+        [&](const std::string& id, const outcome& result) {
+            said[id] = result;
+            judge.claim(id, result.status);
+            if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
+        },
+        timed_in_run);
+    for (const auto& id : timed_in_run)
+        if (said.count(id)) settle(*by_id[id], said[id], judge);
+
+    if (go && !timed_under_ncu.empty()) {
+        // The GPU is taken alone when the test starts (gpu_alone), not while
+        // ncu and the program start up, which takes seconds and no GPU time.
+        judge.wait_idle();
+        profiler->list_kernels(options);
+        // Their own judge: it waits for each claim, which comes once ncu's report is read.
+        concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
+        bool unprofiled_noted = false;
+        for (std::size_t i = 0; i < timed_under_ncu.size(); ++i) {
+            const std::string& id = timed_under_ncu[i];
+            const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
+            test_processes under_ncu(options, options.tests_program, "record", fmt::format("profile{}", i + 1), limit,
+                                     student_env);
+            under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
+            under_ncu.on_start(gpu_alone(profiled_judge));
+            const auto results = under_ncu.run({id});
+            said[id] = results.at(id);
+            // The process has ended: ncu's report is complete.
+            const json profile = profile_for_judge(*profiler, csv);
+            if (!profile.value("profiled", false) && !unprofiled_noted) {
+                unprofiled_noted = true;
+                run.notes.push_back(fmt::format(
+                    "ncu could not profile the speed tests ({}): their figures are the test program's own timing, "
+                    "which the code under test could forge. Where ncu may not read the GPU's counters "
+                    "(ERR_NVGPUCTRPERM), an administrator can allow it: see NVIDIA's ERR_NVGPUCTRPERM page.",
+                    profile.value("reason", "")));
+            }
+            const auto file = claims_dir(options) / (course::testing::evidence_file_name(id) +
+                                                     course::testing::kernel_profile_suffix);
+            write_word(file, profile.dump());
+            profiled_judge.claim(id, said[id].status);
+            settle(*by_id[id], said[id], profiled_judge);
+            if (under_ncu.ignored_events() > 0)
+                run.notes.push_back(fmt::format("the test program wrote {} event line(s) under ncu that were ignored",
+                                                under_ncu.ignored_events()));
+        }
+        note_ignored_events(profiled_judge, run.notes);
+    } else if (!profiled.empty() && !profiler && options.profile_kernels &&
+               std::any_of(profiled.begin(), profiled.end(), [&](const std::string& id) {
+                   return by_id[id]->status == test_status::passed || by_id[id]->status == test_status::failed;
+               })) {
+        run.notes.push_back(
+            "Nsight Compute (ncu) or cuobjdump was not found, so the speed tests of hand-written kernels rest on "
+            "the test program's own timing and the library check: install Nsight Compute (it comes with the "
+            "CUDA toolkit) where grades count.");
+    }
+
+    if (student.ignored_events() > 0)
+        run.notes.push_back(fmt::format(
+            "the test program wrote {} event line(s) that were ignored: for tests it was not running, "
+            "repeated, malformed or too long",
+            student.ignored_events()));
+    note_ignored_events(judge, run.notes);
+    run.kernel_speed = std::move(kernel_speed);
+    return run;  // out of the gate: a run held alone lets the others in
+}
+
+graded_run run_graded_tests(const run_options& options) {
+    graded_run run = judge_graded_tests(options);
+    explain_failures(options, run);
+    return run;
+}
+
+}  // namespace grader

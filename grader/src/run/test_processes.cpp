@@ -1,0 +1,178 @@
+#include "run/test_processes.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+
+#include "course/testing/evidence.hpp"
+#include "course/testing/harness.hpp"
+
+namespace grader {
+
+namespace {
+// bubblewrap ends with 128 + N when the program inside died of signal N.
+exit_status as_seen_inside(exit_status status) {
+    if (!status.signaled && status.code > 128 && status.code < 128 + 65) return {true, status.code - 128};
+    return status;
+}
+}  // namespace
+
+std::map<std::string, outcome> test_processes::run(const std::vector<std::string>& ids, const on_finish_fn& on_finish,
+                                                    const std::vector<std::string>& then) {
+    on_finish_ = on_finish;
+    std::vector<std::string>& remaining = remaining_;
+    remaining = ids;
+    remaining.insert(remaining.end(), then.begin(), then.end());
+    std::map<std::string, outcome> results;
+    // Each process but the last finishes at least one test: so at most
+    // one process per test, plus one.
+    const std::size_t most_processes = remaining.size() + 1;
+    for (std::size_t round = 0; !remaining.empty() && round < most_processes; ++round) {
+        const auto log = options_.log_dir / fmt::format("{}-{}.log", log_prefix_, ++round_);
+        env_list env{{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
+                     {course::testing::evidence_mode_variable, evidence_mode_},
+                     {course::testing::evidence_dir_variable, evidence_dir(options_).string()},
+                     {"GTEST_COLOR", "no"}};
+        if (!options_.implementation_library.empty())
+            env.emplace_back(course::testing::implementation_library_variable,
+                             options_.implementation_library.string());
+        env.insert(env.end(), options_.env.begin(), options_.env.end());
+        env.insert(env.end(), env_.begin(), env_.end());
+        // What is left of the first phase runs first, the second phase after it.
+        std::vector<std::string> first, second;
+        for (const auto& id : remaining)
+            (std::find(then.begin(), then.end(), id) == then.end() ? first : second).push_back(id);
+        if (first.empty()) first.swap(second);
+        std::vector<std::string> argv{program_.string(), "--gtest_filter=" + fmt::format("{}", fmt::join(first, ":")),
+                                      fmt::format("--seed={}", options_.seed)};
+        if (!second.empty())
+            argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
+        const bool untrusted = evidence_mode_ == "record";
+        child_process child({command(argv),
+                             env,
+                             log,
+                             true,
+                             std::nullopt,
+                             max_file_bytes,
+                             max_event_line_bytes,
+                             untrusted ? options_.max_data_bytes : 0,
+                             untrusted ? options_.max_processes : 0});
+        const bool again = run_one_process(child, log, remaining, results, {first, second});
+        ignored_ += child.dropped_lines();
+        if (!again) break;
+    }
+    const std::vector<std::string> never = std::exchange(remaining, {});
+    for (const auto& id : never) {
+        results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
+        if (on_finish_) on_finish_(id, results[id]);
+    }
+    return results;
+}
+
+void test_processes::cancel(const std::vector<std::string>& ids) {
+    for (const auto& id : ids) remaining_.erase(std::remove(remaining_.begin(), remaining_.end(), id), remaining_.end());
+}
+
+// The student's program runs in the sandbox where there is one; the judge never needs it.
+std::vector<std::string> test_processes::command(std::vector<std::string> argv) const {
+    argv.insert(argv.begin(), tool_.begin(), tool_.end());
+    if (!sandboxed()) return argv;
+    sandbox_spec spec = options_.sandbox;
+    if (!tool_writable_.empty()) spec.writable.push_back(tool_writable_);
+    spec.readable.push_back(program_);
+    spec.readable.push_back(claims_dir(options_));  // the grader's "go" for the second phase
+    spec.writable.push_back(evidence_dir(options_));
+    return sandboxed_command(*options_.bwrap, spec, argv);
+}
+
+// One process: returns false when nothing more can be learnt from another.
+// `phases`: the tests of each phase of this process, in order.
+bool test_processes::run_one_process(child_process& child, const std::filesystem::path& log,
+                                     std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                                     const std::vector<std::vector<std::string>>& phases) {
+    std::string current;
+    bool progressed = false;
+    std::size_t phase = 0;
+    // The limit per test runs from the test's start (or the process's),
+    // and only events the grader takes restart it.
+    auto deadline = clock::now() + limit_;
+    auto finish = [&](const std::string& id, outcome result) {
+        results[id] = std::move(result);
+        if (on_finish_) on_finish_(id, results[id]);
+        remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
+        current.clear();
+        progressed = true;
+        deadline = clock::now() + limit_;
+    };
+    auto asked_for = [&](const std::string& id) {
+        return std::find(remaining.begin(), remaining.end(), id) != remaining.end();
+    };
+
+    for (;;) {
+        bool ended = false;
+        const auto line = child.next_event(deadline, ended);
+        if (line) {
+            const nlohmann::json event = nlohmann::json::parse(*line, nullptr, false);
+            const std::string kind = event.is_object() ? string_field(event, "event") : "";
+            const std::string id = event.is_object() ? string_field(event, "test") : "";
+            if (kind == "start" && current.empty() && asked_for(id)) {
+                current = id;
+                if (on_start_) on_start_(id);
+                start_ = clock::now();
+                deadline = start_ + limit_;
+            } else if (kind == "end" && !current.empty() && id == current) {
+                finish(id, read_end_event(event));
+            } else if (kind == "done" && current.empty() && phase < phases.size()) {
+                // GoogleTest finished a phase: what it did not start, it never will here.
+                for (const auto& never : phases[phase++])
+                    if (asked_for(never))
+                        finish(never, {test_status::missing, {"the test program ran without running this test"}, 0});
+            } else {
+                ++ignored_;
+            }
+            continue;
+        }
+        if (ended) {
+            const exit_status status = sandboxed() ? as_seen_inside(child.wait()) : child.wait();
+            if (!current.empty()) {
+                std::vector<std::string> messages{
+                    fmt::format("the test program crashed during this test: {}", status.describe())};
+                if (const std::string tail = last_output(log); !tail.empty()) messages.push_back(tail);
+                finish(current, {test_status::crashed, messages, elapsed_ms()});
+            } else if (!remaining.empty() && !progressed) {
+                mark_missing(remaining, results,
+                             fmt::format("the test program ended ({}) without running this test",
+                                         status.describe()) + "\n" + last_output(log));
+                return false;
+            }
+            return true;
+        }
+        // The deadline passed.
+        child.kill();
+        child.wait();
+        if (current.empty()) {
+            mark_missing(remaining, results,
+                         fmt::format("the test program did not start this test within {} s",
+                                     limit_.count() / 1000));
+            return false;
+        }
+        finish(current, {test_status::timed_out,
+                         {fmt::format("stopped after {} s: the test did not finish.", limit_.count() / 1000),
+                          "A kernel that never ends looks like this: a loop whose condition never "
+                          "changes, or a __syncthreads() that not every thread of the block reaches."},
+                         elapsed_ms()});
+        return true;
+    }
+}
+
+void test_processes::mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                                  const std::string& why) {
+    const std::vector<std::string> never = std::exchange(remaining, {});  // on_finish may cancel()
+    for (const auto& id : never) {
+        results[id] = {test_status::missing, {why}, 0};
+        if (on_finish_) on_finish_(id, results[id]);
+    }
+}
+
+}  // namespace grader

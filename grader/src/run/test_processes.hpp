@@ -1,0 +1,85 @@
+#pragma once
+// Runs tests of one program (the student's tests program or the judge) in as
+// many processes as it takes, and bounds everything the program can do to
+// the grader: each process must finish a test it was asked for or it is the
+// last; each test gets one time limit; event lines are checked and capped
+// (test_events.hpp). A crash or a hang costs the test in flight; the rest
+// run in a fresh process.
+#include <chrono>
+#include <filesystem>
+#include <functional>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "run/run_options.hpp"
+#include "run/test_events.hpp"
+#include "system/process.hpp"
+
+namespace grader {
+
+class test_processes {
+public:
+    using clock = std::chrono::steady_clock;
+    using env_list = std::vector<std::pair<std::string, std::string>>;
+    using on_finish_fn = std::function<void(const std::string&, const outcome&)>;
+    using on_start_fn = std::function<void(const std::string&)>;
+
+    // `evidence_mode` is "record" for the student's program (untrusted: it
+    // runs in the sandbox, under the run's limits) and "judge" for the judge.
+    test_processes(const run_options& options, std::filesystem::path program, std::string evidence_mode,
+                   std::string log_prefix, std::chrono::milliseconds per_test_limit, env_list env = {})
+        : options_(options), program_(std::move(program)), evidence_mode_(std::move(evidence_mode)),
+          log_prefix_(std::move(log_prefix)), limit_(per_test_limit), env_(std::move(env)) {}
+
+    // Runs `ids`, then `then` in a second phase of the same process (harness.hpp,
+    // --course-then); `on_finish` hears of each test as it ends, and may
+    // cancel() tests that have not started.
+    std::map<std::string, outcome> run(const std::vector<std::string>& ids, const on_finish_fn& on_finish = {},
+                                       const std::vector<std::string>& then = {});
+
+    // Runs the program under `tool` (a profiler's command line, which ends
+    // where the program's begins), inside the sandbox where there is one;
+    // `writable` is shown writable to it there (where the tool writes).
+    void run_under(std::vector<std::string> tool, std::filesystem::path writable) {
+        tool_ = std::move(tool);
+        tool_writable_ = std::move(writable);
+    }
+
+    // Hears of each test as it starts (before its time limit starts to run).
+    void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
+
+    // Takes tests that have not started off the list (from on_finish).
+    void cancel(const std::vector<std::string>& ids);
+
+    // Event lines that were not taken: for tests not asked for or not in
+    // progress, repeated, malformed or too long.
+    int ignored_events() const { return ignored_; }
+
+private:
+    std::vector<std::string> command(std::vector<std::string> argv) const;
+    bool sandboxed() const { return evidence_mode_ == "record" && options_.bwrap.has_value(); }
+    bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
+                         std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases);
+    void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                      const std::string& why);
+    double elapsed_ms() const { return std::chrono::duration<double, std::milli>(clock::now() - start_).count(); }
+
+    const run_options& options_;
+    std::filesystem::path program_;
+    std::string evidence_mode_;
+    std::string log_prefix_;
+    std::chrono::milliseconds limit_;
+    env_list env_;
+    on_finish_fn on_finish_;
+    on_start_fn on_start_;
+    std::vector<std::string> remaining_;
+    std::vector<std::string> tool_;
+    std::filesystem::path tool_writable_;
+    clock::time_point start_ = clock::now();
+    int round_ = 0;
+    int ignored_ = 0;
+};
+
+}  // namespace grader

@@ -1,0 +1,209 @@
+// grader batch's engine parts that need no GPU: the gate that gives timed
+// tests their GPU alone, and the per-submission build derived from the
+// course's own build commands.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <thread>
+
+#include "batch/explanation_queue.hpp"
+#include "batch/submission_build.hpp"
+#include "batch/timeline.hpp"
+#include "checkout/manifest.hpp"
+#include "run/gpu_gate.hpp"
+
+namespace grader {
+namespace {
+
+using namespace std::chrono_literals;
+
+TEST(GpuGate, SharersShareAndAloneWaitsForThemAll) {
+    gpu_gate gate;
+    gate.enter_shared();
+    gate.enter_shared();  // a second sharer does not wait
+    std::atomic<bool> alone{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(alone) << "a timed run started while two runs shared the GPU";
+    gate.leave_shared();
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(alone) << "a timed run started while one run still shared the GPU";
+    gate.leave_shared();
+    timed.join();
+    EXPECT_TRUE(alone);
+}
+
+TEST(GpuGate, AWaitingTimedRunGoesBeforeNewSharers) {
+    gpu_gate gate;
+    gate.enter_shared();
+    std::atomic<int> order{0};
+    int timed_at = 0, sharer_at = 0;
+    std::thread timed([&] {
+        gate.enter_alone();
+        timed_at = ++order;
+        std::this_thread::sleep_for(20ms);
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);  // the timed run is waiting now
+    std::thread sharer([&] {
+        gate.enter_shared();
+        sharer_at = ++order;
+        gate.leave_shared();
+    });
+    std::this_thread::sleep_for(50ms);
+    gate.leave_shared();
+    timed.join();
+    sharer.join();
+    EXPECT_EQ(timed_at, 1) << "a stream of correctness tests must not starve timing";
+    EXPECT_EQ(sharer_at, 2);
+}
+
+TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
+    gpu_gate gate;
+    gpu_turn explaining(&gate);  // shared: its long sanitizer reruns
+    std::atomic<bool> timed_done{false};
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();
+        std::this_thread::sleep_for(20ms);
+        timed_done = true;
+    });
+    std::this_thread::sleep_for(50ms);  // the timed run waits for the explaining one
+    EXPECT_FALSE(timed_done);
+    explaining.let_waiting_runs_in();  // between two reruns
+    EXPECT_TRUE(timed_done) << "back in only once the timed run was done";
+    timed.join();
+    gpu_turn alone(nullptr);
+    alone.let_waiting_runs_in();  // no gate: nothing to do
+}
+
+// Items are numbers; the even ones have a profile to take (they go first).
+explanation_queue<int> numbers_queue(std::size_t capacity) {
+    return {capacity, [](const int& n) { return n % 2 == 0; }};
+}
+
+TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
+    auto queue = numbers_queue(8);
+    for (int n : {1, 3, 4, 5, 6}) EXPECT_FALSE(queue.put(n).has_value());
+    std::vector<int> taken;
+    while (auto n = queue.take()) taken.push_back(*n);
+    EXPECT_EQ(taken, (std::vector<int>{4, 6, 1, 3, 5}));
+}
+
+TEST(ExplanationQueue, GivesTheOldestBackWhenTooManyWait) {
+    auto queue = numbers_queue(2);
+    EXPECT_FALSE(queue.put(1).has_value());
+    EXPECT_FALSE(queue.put(2).has_value());
+    const auto overflow = queue.put(3);
+    ASSERT_TRUE(overflow.has_value());
+    EXPECT_EQ(*overflow, 1) << "the oldest is explained at once, by the grader that judged the newest";
+}
+
+TEST(GpuGate, CountsTheTimeHeldAlone) {
+    gpu_gate gate;
+    {
+        gpu_turn turn(&gate);
+        turn.alone();
+        turn.alone();  // once is enough
+        std::this_thread::sleep_for(30ms);
+    }
+    EXPECT_GE(gate.alone_seconds(), 0.025);
+    EXPECT_LT(gate.alone_seconds(), 1.0);
+    gpu_turn nothing(nullptr);  // no gate: nothing to wait for
+    nothing.alone();
+}
+
+TEST(GpuGate, KeepsATimelineOfSharedTimeAndOfTimedRunsHeldUp) {
+    gpu_gate gate;
+    auto sharer = std::make_unique<gpu_turn>(&gate);
+    std::this_thread::sleep_for(40ms);  // shared, nobody waiting
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();  // held up until the sharer leaves
+        std::this_thread::sleep_for(40ms);
+    });
+    std::this_thread::sleep_for(60ms);  // shared, a timed run waiting
+    sharer.reset();
+    timed.join();
+    std::this_thread::sleep_for(30ms);  // idle: counted nowhere
+    EXPECT_GE(gate.shared_seconds(), 0.095);
+    EXPECT_LT(gate.shared_seconds(), 0.5);
+    EXPECT_GE(gate.held_up_seconds(), 0.055);
+    EXPECT_LT(gate.held_up_seconds(), gate.shared_seconds() - 0.035) << "the first 40 ms held nobody up";
+    EXPECT_GE(gate.alone_seconds(), 0.035);
+    EXPECT_LT(gate.alone_seconds(), 0.5);
+}
+
+// The batch's timeline gives each gate span to the submission its thread was
+// judging at the time.
+TEST(BatchTimeline, GivesTheGatesSpansToTheSubmissionBeingJudged) {
+    const auto started = std::chrono::steady_clock::now();
+    batch_timeline timeline(started);
+    gpu_gate gate;
+    std::thread grader([&] {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            gpu_turn turn(&gate);
+            std::this_thread::sleep_for(20ms);
+            turn.alone();
+            std::this_thread::sleep_for(20ms);
+        }
+        timeline.record("ada", "judge", t0, std::chrono::steady_clock::now());
+        { gpu_turn stray(&gate); }  // judging no one: left out
+        const auto t1 = std::chrono::steady_clock::now();
+        { gpu_turn rerun(&gate); }  // explaining bob's failures
+        timeline.record("bob", "explain", t1, std::chrono::steady_clock::now());
+    });
+    grader.join();
+    timeline.record("ada", "build", started, started + 5ms);  // another thread's
+    const auto composed = timeline.compose(gate.spans());
+    ASSERT_EQ(composed.size(), 2u);
+    ASSERT_EQ(composed[1].student, "bob");
+    ASSERT_EQ(composed[1].spans.size(), 3u);
+    EXPECT_EQ(composed[1].spans[2].kind, "explain_shared");
+    EXPECT_EQ(composed[0].student, "ada");
+    std::vector<std::string> kinds;
+    for (const auto& span : composed[0].spans) kinds.push_back(span.kind);
+    EXPECT_EQ(kinds, (std::vector<std::string>{"build", "judge", "queued", "shared", "waiting_alone", "alone"}));
+    for (const auto& span : composed[0].spans) EXPECT_LE(span.start, span.end) << span.kind;
+    EXPECT_GE(composed[0].spans[3].end - composed[0].spans[3].start, 0.015) << "shared for 20 ms";
+}
+
+// The course's own build (this test's), lesson04: a lesson with two sources.
+TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
+    const manifest m = load_manifest(GRADER_BUILD_DIR);
+    const lesson_info* lesson = m.find("lesson04");
+    ASSERT_NE(lesson, nullptr);
+    const submission_recipe recipe = derive_submission_recipe(m, *lesson);
+    // memory_pool.cu and async_pool.cu, the library, the program.
+    ASSERT_EQ(recipe.compile.size(), 2u);
+    ASSERT_EQ(recipe.link.size(), 2u);
+    const variant_info* exercise = lesson->variant("exercise");
+    std::vector<std::string> commands = recipe.compile;
+    commands.insert(commands.end(), recipe.link.begin(), recipe.link.end());
+    for (const auto& command : commands) {
+        EXPECT_NE(command.find("@SCRATCH@"), std::string::npos) << command;
+        EXPECT_EQ(command.find((exercise->source_dir / "memory_pool.cu").string()), std::string::npos)
+            << "a submission's build must not read the exercise folder: " << command;
+        EXPECT_EQ(command.find(exercise->library.lexically_relative(m.build_dir).string()), std::string::npos)
+            << "nor write the exercise's library: " << command;
+    }
+    EXPECT_NE(recipe.link.back().find("@SCRATCH@/build/tests"), std::string::npos);
+    // What the link reuses is shown in the sandbox.
+    const auto reads = [&](const std::string& name) {
+        return std::any_of(recipe.reads.begin(), recipe.reads.end(),
+                           [&](const fs::path& p) { return p.filename() == name; });
+    };
+    EXPECT_TRUE(reads("libcourse_common.a"));
+    EXPECT_TRUE(reads("libcourse_testing_main.a"));
+}
+
+}  // namespace
+}  // namespace grader

@@ -1,0 +1,71 @@
+// The rules `grader verify` holds each variant to, on synthetic reports.
+#include <gtest/gtest.h>
+
+#include "cli/verify_checks.hpp"
+
+namespace {
+using grader::test_status;
+
+grader::graded_test test(const std::string& id, test_status status, bool performance = false,
+                         std::vector<std::string> messages = {}) {
+    grader::graded_test t;
+    t.id = id;
+    t.points = 1;
+    t.performance = performance;
+    t.status = status;
+    t.messages = std::move(messages);
+    return t;
+}
+
+grader::lesson_report report(std::vector<grader::graded_test> tests) {
+    grader::lesson_report r;
+    r.lesson_id = "lesson01";
+    r.tests = std::move(tests);
+    return r;
+}
+}  // namespace
+
+TEST(Verify, SolutionNeedsEveryTest) {
+    EXPECT_TRUE(grader::check_full_marks(report({test("A.x", test_status::passed)})).empty());
+    const auto problems = grader::check_full_marks(
+        report({test("A.x", test_status::passed), test("A.y", test_status::timed_out, false, {"stopped"})}));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("A.y is timed_out"), std::string::npos) << problems[0];
+}
+
+TEST(Verify, ASkippedTestVerifiesNothing) {
+    const auto problems = grader::check_full_marks(report({test("A.x", test_status::skipped, false, {"no GPU"})}));
+    ASSERT_EQ(problems.size(), 1u);
+    EXPECT_NE(problems[0].find("skipped"), std::string::npos);
+}
+
+TEST(Verify, SkeletonMustLoseEveryCorrectnessTestWithAReason) {
+    EXPECT_TRUE(grader::check_loses_all_correctness(
+                    report({test("A.x", test_status::failed, false, {"not implemented yet"}),
+                            test("A.speed", test_status::not_run, true)}))
+                    .empty());
+    EXPECT_EQ(grader::check_loses_all_correctness(report({test("A.x", test_status::passed)})).size(), 1u);
+    EXPECT_EQ(grader::check_loses_all_correctness(report({test("A.x", test_status::failed)})).size(), 1u)
+        << "a failure must say why";
+}
+
+TEST(Verify, MutantCaughtWhereExpectedWithItsDiagnosis) {
+    const auto e = grader::parse_expectation(R"({
+        "mistake": "grid rounded down",
+        "must_fail": ["A.partial"], "must_pass": ["A.exact"],
+        "status": {"A.hang": "timed_out"},
+        "message_contains": {"A.partial": "last, partial block"}})");
+    EXPECT_EQ(e.mistake, "grid rounded down");
+    const auto good = report({test("A.partial", test_status::failed, false, {"the last, partial block did not run"}),
+                              test("A.exact", test_status::passed), test("A.hang", test_status::timed_out)});
+    EXPECT_TRUE(grader::check_expectation(good, e).empty());
+
+    const auto missed = report({test("A.partial", test_status::passed), test("A.exact", test_status::failed, false, {"x"}),
+                                test("A.hang", test_status::crashed)});
+    const auto problems = grader::check_expectation(missed, e);
+    ASSERT_EQ(problems.size(), 4u);
+    EXPECT_NE(problems[0].find("A.partial passed but should catch: grid rounded down"), std::string::npos);
+    EXPECT_NE(problems[1].find("A.exact is failed"), std::string::npos);
+    EXPECT_NE(problems[2].find("expected timed_out"), std::string::npos);
+    EXPECT_NE(problems[3].find("does not say \"last, partial block\""), std::string::npos);
+}

@@ -1,0 +1,367 @@
+// Reading compute-sanitizer's reports into findings, the command line that
+// makes them, and how the findings reach a test's messages.
+//
+// The reports are compute-sanitizer's own (2025.3.1, CUDA 13.0), captured on
+// an H200 with --print-limit 3 from a probe program built with -lineinfo, one
+// planted bug per tool: a kernel that reads past the end of a 129-element
+// input with 256 threads, a misaligned store, a shared-memory tile read with
+// no __syncthreads() after it was stored, a read of never-written memory, and
+// a __syncthreads() only 16 threads of a warp reach. Only the repeated errors
+// past the first are cut. The older format is cuda-memcheck's (the tool
+// compute-sanitizer replaced), as a log of it shows its lines.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <fstream>
+
+#include "course/temp_dir.hpp"
+#include "evidence/sanitizer.hpp"
+#include "evidence/sanitizer_evidence.hpp"
+#include "fake_cuda_tool.hpp"
+
+namespace {
+
+using grader::sanitizer_tool;
+
+const char* const memcheck_out_of_bounds = R"(========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 4 bytes
+=========     at lesson::vecadd_kernel(lesson::span<const float>, lesson::span<float>)+0xd0 in probe.cu:9
+=========     by thread (96,0,0) in block (1,0,0)
+=========     Access to 0x7f774c800380 is out of bounds
+=========     and is 128 bytes before the nearest allocation at 0x7f774c800400 of size 16,384 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x8de0] in probe
+========= 
+========= Target application returned an error
+========= ERROR SUMMARY: 96 errors
+========= ERROR SUMMARY: 93 errors were not printed. Use --print-limit option to adjust the number of printed errors
+)";
+
+TEST(SanitizerReport, NamesAnOutOfBoundsAccessWithKernelLineThreadAndBlock) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_out_of_bounds);
+    ASSERT_EQ(report.findings.size(), 1u);
+    const auto& f = report.findings[0];
+    EXPECT_EQ(f.kind, "out-of-bounds read of 4 bytes to global memory");
+    EXPECT_EQ(f.kernel, "vecadd_kernel");
+    EXPECT_EQ(f.location, "probe.cu:9");
+    EXPECT_EQ(f.thread, "(96,0,0)");
+    EXPECT_EQ(f.block, "(1,0,0)");
+    EXPECT_EQ(f.address, "128 bytes before the nearest allocation of size 16,384 bytes");
+    EXPECT_EQ(report.error_count, 96);  // not the 93 left unprinted
+    EXPECT_TRUE(report.tool_errors.empty());
+    EXPECT_EQ(grader::describe(f),
+              "compute-sanitizer (memcheck): out-of-bounds read of 4 bytes to global memory in vecadd_kernel at "
+              "probe.cu:9, thread (96,0,0) block (1,0,0); the address is 128 bytes before the nearest allocation of "
+              "size 16,384 bytes");
+}
+
+const char* const memcheck_misaligned = R"(========= COMPUTE-SANITIZER
+========= Invalid __global__ write of size 4 bytes
+=========     at lesson::misaligned_kernel(float *)+0x70 in probe.cu:28
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Access to 0x7fbb86800402 is misaligned
+=========     and is inside the nearest allocation at 0x7fbb86800400 of size 16,384 bytes
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x901c] in probe
+========= 
+========= Target application returned an error
+========= ERROR SUMMARY: 32 errors
+========= ERROR SUMMARY: 29 errors were not printed. Use --print-limit option to adjust the number of printed errors
+)";
+
+TEST(SanitizerReport, NamesAMisalignedAccess) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_misaligned);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind, "misaligned write of 4 bytes to global memory");
+    EXPECT_EQ(report.findings[0].kernel, "misaligned_kernel");
+    EXPECT_EQ(report.findings[0].address, "inside the nearest allocation of size 16,384 bytes");
+}
+
+// cuda-memcheck's layout: the location first, the kernel (with its return type) after it.
+const char* const memcheck_older_format = R"(========= Invalid __global__ read of size 8
+=========     at 0x000000c8 in /home/ubuntu/Test0001/Debug/../src/my_helper.cuh:75:void vector_projection<double>(double*, int)
+=========     by thread (9,0,0) in block (0,0,0)
+=========     Address 0x000370e8 is out of bounds
+)";
+
+TEST(SanitizerReport, ReadsTheOlderLocationFormat) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck, memcheck_older_format);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind, "out-of-bounds read of 8 bytes to global memory");
+    EXPECT_EQ(report.findings[0].kernel, "vector_projection<double>");
+    EXPECT_EQ(report.findings[0].location, "my_helper.cuh:75");
+    EXPECT_EQ(report.findings[0].thread, "(9,0,0)");
+}
+
+// --racecheck-report hazard, which the grader asks for.
+const char* const racecheck_hazard = R"(========= COMPUTE-SANITIZER
+========= Error: Potential RAW hazard detected at __shared__ 0x780 in block (0,0,0) :
+=========     Write Thread (224,0,0) at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
+=========     Read Thread (187,0,0) at lesson::tiled_kernel(float *)+0xc0 in probe.cu:15
+=========     Current Value : 0
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: lesson::tiled_kernel(float*) [0x94f7] in probe
+=========         Host Frame: main [0x8e68] in probe
+========= 
+========= RACECHECK SUMMARY: 3 hazards displayed (4096 errors, 0 warnings)
+)";
+
+TEST(SanitizerReport, NamesASharedMemoryHazardWithBothThreadsAndTheBlock) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_hazard);
+    ASSERT_EQ(report.findings.size(), 1u);
+    const auto& f = report.findings[0];
+    EXPECT_EQ(f.kind, "race on shared memory (RAW hazard: read-after-write with no barrier between)");
+    EXPECT_EQ(f.kernel, "tiled_kernel");
+    EXPECT_EQ(f.location, "probe.cu:13");
+    EXPECT_EQ(f.thread, "(224,0,0)");
+    EXPECT_EQ(f.block, "(0,0,0)");
+    EXPECT_EQ(f.other_access, "read by thread (187,0,0) at probe.cu:15");
+    EXPECT_EQ(report.error_count, 4096);
+    EXPECT_TRUE(report.tool_errors.empty());
+    EXPECT_EQ(grader::describe(f),
+              "compute-sanitizer (racecheck): race on shared memory (RAW hazard: read-after-write with no barrier "
+              "between) in tiled_kernel at probe.cu:13, thread (224,0,0) block (0,0,0); read by thread (187,0,0) at "
+              "probe.cu:15");
+}
+
+// racecheck's default report (--racecheck-report analysis).
+const char* const racecheck_summary = R"(========= COMPUTE-SANITIZER
+========= Error: Race reported between Write access at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
+=========     and Read access at lesson::tiled_kernel(float *)+0xc0 in probe.cu:15 [4096 hazards]
+========= 
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+TEST(SanitizerReport, ReadsTheRaceAnalysisFormatToo) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_summary);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind,
+              "race on shared memory between a write (probe.cu:13) and a read (probe.cu:15), no barrier between");
+    EXPECT_EQ(report.findings[0].kernel, "tiled_kernel");
+    EXPECT_TRUE(report.tool_errors.empty());
+}
+
+const char* const initcheck_uninitialised = R"(========= COMPUTE-SANITIZER
+========= Uninitialized __global__ memory read of size 4 bytes
+=========     at lesson::uninit_kernel(const float *, float *)+0x60 in probe.cu:18
+=========     by thread (32,0,0) in block (0,0,0)
+=========     Address 0x7f5308804480
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x8f0c] in probe
+========= 
+========= ERROR SUMMARY: 256 errors
+========= ERROR SUMMARY: 253 errors were not printed. Use --print-limit option to adjust the number of printed errors
+)";
+
+TEST(SanitizerReport, NamesAReadOfUninitialisedMemory) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::initcheck, initcheck_uninitialised);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind, "read of uninitialised global memory (4 bytes never written)");
+    EXPECT_EQ(report.findings[0].location, "probe.cu:18");
+    EXPECT_EQ(report.findings[0].thread, "(32,0,0)");
+}
+
+const char* const synccheck_divergent = R"(========= COMPUTE-SANITIZER
+========= Barrier error detected. Divergent thread(s) in warp.
+=========     at lesson::divergent_kernel(float *)+0xc0 in probe.cu:23
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Saved host backtrace up to driver entry point at kernel launch time
+=========         Host Frame: main [0x8f94] in probe
+========= 
+========= Target application returned an error
+========= ERROR SUMMARY: 16 errors
+========= ERROR SUMMARY: 13 errors were not printed. Use --print-limit option to adjust the number of printed errors
+)";
+
+TEST(SanitizerReport, NamesABarrierNotEveryThreadReaches) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::synccheck, synccheck_divergent);
+    ASSERT_EQ(report.findings.size(), 1u);
+    EXPECT_EQ(report.findings[0].kind,
+              "barrier error: divergent thread(s) in warp: __syncthreads() not reached by every thread");
+    EXPECT_EQ(report.findings[0].location, "probe.cu:23");
+    EXPECT_EQ(report.error_count, 16);
+}
+
+TEST(SanitizerReport, AToolThatCannotWorkSaysSoAndFindsNothing) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck,
+                                                       "========= COMPUTE-SANITIZER\n"
+                                                       "========= Error: Device not supported\n"
+                                                       "========= ERROR SUMMARY: 0 errors\n");
+    EXPECT_TRUE(report.findings.empty());
+    ASSERT_EQ(report.tool_errors.size(), 1u);
+    EXPECT_EQ(report.tool_errors[0], "Error: Device not supported");
+}
+
+TEST(SanitizerReport, TheProgramsOwnOutputAndACleanRunFindNothing) {
+    const auto report = grader::parse_sanitizer_report(
+        sanitizer_tool::memcheck, "[ RUN      ] VecAdd.Large\nInvalid read of size 4 bytes\n"
+                                  "========= COMPUTE-SANITIZER\n========= ERROR SUMMARY: 0 errors\n");
+    EXPECT_TRUE(report.findings.empty());
+    EXPECT_EQ(report.error_count, 0);
+    EXPECT_TRUE(report.tool_errors.empty());
+}
+
+TEST(SanitizerCommand, WritesItsReportToAFileAndChecksOnlyKernels) {
+    const auto args = grader::sanitizer_command("/cuda/bin/compute-sanitizer", sanitizer_tool::memcheck, "/logs/r.txt");
+    const std::vector<std::string> expected{"/cuda/bin/compute-sanitizer", "--tool", "memcheck",
+                                            "--log-file", "/logs/r.txt", "--print-limit", "5",
+                                            "--error-exitcode", "86", "--report-api-errors", "no"};
+    EXPECT_EQ(args, expected);
+    const auto race = grader::sanitizer_command("cs", sanitizer_tool::racecheck, "r.txt");
+    EXPECT_NE(std::find(race.begin(), race.end(), "--racecheck-report"), race.end());
+}
+
+// The reruns, with a stand-in for the test program: each "run" writes the
+// report the test says the tool would.
+struct fake_sanitizer : grader::testing::fake_cuda_tool {
+    fake_sanitizer() : fake_cuda_tool("COURSE_COMPUTE_SANITIZER", "compute-sanitizer") {}
+};
+using grader::testing::arg_after;
+
+std::vector<grader::graded_test> lesson_tests() {
+    std::vector<grader::graded_test> tests(4);
+    tests[0].id = "VecAdd.Passes";
+    tests[0].status = grader::test_status::passed;
+    tests[1].id = "VecAdd.PartialLastBlock";
+    tests[1].status = grader::test_status::failed;
+    tests[1].messages = {"wrote past the end: 1 element(s) after the last one were changed"};
+    tests[2].id = "VecAdd.Hangs";
+    tests[2].status = grader::test_status::timed_out;
+    tests[3].id = "VecAdd.Bandwidth";
+    tests[3].status = grader::test_status::failed;
+    tests[3].performance = true;
+    return tests;
+}
+
+TEST(SanitizerEvidence, RerunsOnlyFailedOrCrashedCorrectnessTests) {
+    auto tests = lesson_tests();
+    EXPECT_EQ(grader::tests_to_sanitize(tests, false), std::vector<std::string>{"VecAdd.PartialLastBlock"});
+    EXPECT_EQ(grader::tests_to_sanitize(tests, true),
+              (std::vector<std::string>{"VecAdd.Passes", "VecAdd.PartialLastBlock"}));
+    tests[1].gpu = false;  // a host test has no kernel to check
+    EXPECT_TRUE(grader::tests_to_sanitize(tests, false).empty());
+    tests[1].gpu = true;  // nor has an unfinished part
+    tests[1].messages = {"not implemented yet: lesson01::vecadd in exercises/01_vecadd/vecadd.cu"};
+    EXPECT_TRUE(grader::tests_to_sanitize(tests, false).empty());
+}
+
+TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    std::vector<std::string> tools_run;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            EXPECT_EQ(id, "VecAdd.PartialLastBlock");
+            tools_run.push_back(arg_after(command, "--tool"));
+            std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+        });
+    EXPECT_EQ(tools_run, std::vector<std::string>{"memcheck"});  // it found something: no other tool runs
+    ASSERT_EQ(tests[1].messages.size(), 2u);
+    EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck): out-of-bounds read of 4 bytes", 0), 0u);
+    EXPECT_NE(tests[1].messages[0].find("(96 errors in all; the first is shown)"), std::string::npos);
+    EXPECT_EQ(tests[1].messages[1], "wrote past the end: 1 element(s) after the last one were changed");
+    EXPECT_EQ(tests[1].status, grader::test_status::failed);
+    EXPECT_TRUE(notes.empty());
+}
+
+TEST(SanitizerEvidence, WhenNoToolFindsAnythingNothingIsAdded) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    std::vector<std::string> tools_run;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            tools_run.push_back(arg_after(command, "--tool"));
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(tools_run, (std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"}));
+    EXPECT_EQ(tests[1].messages.size(), 1u);
+    EXPECT_TRUE(notes.empty());
+}
+
+TEST(SanitizerEvidence, APassStaysAPassAndTheBugIsNoted) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    grader::sanitizer_options options;
+    options.every_test = true;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+        });
+    EXPECT_EQ(tests[0].status, grader::test_status::passed);
+    ASSERT_EQ(tests[0].messages.size(), 1u);
+    EXPECT_EQ(tests[0].messages[0].rfind("passed, but compute-sanitizer (memcheck)", 0), 0u);
+    ASSERT_EQ(notes.size(), 2u);
+    EXPECT_EQ(notes[0].rfind("VecAdd.Passes passed, but compute-sanitizer", 0), 0u);
+    EXPECT_EQ(notes[1].rfind("--sanitize: compute-sanitizer checked 2 GPU correctness test(s)", 0), 0u);
+}
+
+TEST(SanitizerEvidence, AToolThatCannotWorkHereIsSaidOnceAndClaimsNothing) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    tests[0].status = grader::test_status::crashed;
+    int runs = 0;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            ++runs;
+            std::ofstream(arg_after(command, "--log-file")) << "========= Error: Device not supported\n";
+        });
+    EXPECT_EQ(runs, 1);
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("could not check the tests here (Error: Device not supported)"), std::string::npos);
+    EXPECT_EQ(tests[1].messages.size(), 1u);
+}
+
+TEST(SanitizerEvidence, WhatTheBudgetLeavesUncheckedIsNamed) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    grader::sanitizer_options options;
+    options.budget = std::chrono::seconds(3);  // less than one rerun is given
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) { FAIL(); });
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0], "compute-sanitizer did not check VecAdd.PartialLastBlock (or not with every tool): the 3 s allowed "
+                        "for its reruns were spent");
+}
+
+TEST(SanitizerEvidence, WithoutTheToolTheRunSaysHowToGetIt) {
+    if (std::filesystem::exists("/usr/local/cuda/bin/compute-sanitizer")) GTEST_SKIP() << "the toolkit has it";
+    setenv("COURSE_COMPUTE_SANITIZER", "/no/such/compute-sanitizer", 1);
+    const std::string saved_path = getenv("PATH") ? getenv("PATH") : "";
+    setenv("PATH", "/no/such/folder", 1);
+    auto tests = lesson_tests();
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, "/tmp/unused",
+        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) { FAIL(); });
+    setenv("PATH", saved_path.c_str(), 1);
+    unsetenv("COURSE_COMPUTE_SANITIZER");
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("install the CUDA toolkit's compute-sanitizer"), std::string::npos);
+    EXPECT_EQ(tests[1].messages.size(), 1u);
+}
+
+TEST(SanitizerEvidence, AfterTwoFailuresTheToolsCannotSeeTheRestAreNotRerun) {
+    fake_sanitizer fake;
+    std::vector<grader::graded_test> tests(4);
+    for (int i = 0; i < 4; ++i) {
+        tests[i].id = "VecAdd.Fails" + std::to_string(i);
+        tests[i].status = grader::test_status::failed;
+    }
+    std::vector<std::string> rerun;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0", "VecAdd.Fails1"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("found nothing in VecAdd.Fails0 and VecAdd.Fails1"), std::string::npos) << notes[0];
+}
+
+}  // namespace

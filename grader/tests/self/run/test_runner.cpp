@@ -1,0 +1,260 @@
+// Isolation, end to end, with a graded-test program that misbehaves on request.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include <unistd.h>
+
+#include "course/temp_dir.hpp"
+#include "run/runner.hpp"
+#include "system/process.hpp"
+
+namespace {
+
+using grader::test_status;
+
+struct env_var {
+    env_var(const char* name) : name(name) { setenv(name, "1", 1); }
+    ~env_var() { unsetenv(name); }
+    const char* name;
+};
+
+// A folder of this process's own: CTest runs these tests in parallel, and
+// runs that share a log folder overwrite each other's logs.
+const std::filesystem::path& scratch_dir() {
+    static const course::temp_dir dir("grader-runner-test");
+    return dir.path();
+}
+
+grader::run_options fake_options(int timeout_ms = 20000) {
+    grader::run_options options;
+    options.tests_program = FAKE_GRADED_TESTS;
+    options.judge_program = FAKE_GRADED_JUDGE;
+    options.log_dir = scratch_dir();
+    options.seed = 7;
+    options.per_test_limit = std::chrono::milliseconds(timeout_ms);
+    return options;
+}
+
+std::vector<grader::graded_test> run(int timeout_ms = 20000) {
+    return grader::run_graded_tests(fake_options(timeout_ms)).tests;
+}
+
+std::string all_messages(const grader::graded_test& t) {
+    std::string text;
+    for (const auto& m : t.messages) text += m + "\n";
+    return text;
+}
+
+int score(const std::vector<grader::graded_test>& tests) {
+    int total = 0;
+    for (const auto& t : tests) total += t.score();
+    return total;
+}
+
+const grader::graded_test& find(const std::vector<grader::graded_test>& tests, const std::string& id) {
+    auto it = std::find_if(tests.begin(), tests.end(), [&](const auto& t) { return t.id == id; });
+    if (it == tests.end()) throw std::runtime_error("no test " + id);
+    return *it;
+}
+
+}  // namespace
+
+TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
+    const auto listed = grader::list_graded_tests(FAKE_GRADED_JUDGE, scratch_dir());
+    ASSERT_EQ(listed.size(), 9u);
+    EXPECT_EQ(listed[1].id, "FakeHost.Fails");
+    EXPECT_EQ(listed[1].points, 2);
+    EXPECT_EQ(listed[1].title, "a test that fails");
+    EXPECT_FALSE(listed[1].gpu);
+    EXPECT_EQ(listed[8].kind, "performance");
+}
+
+TEST(Runner, ReportsPassAndFailWithCleanMessages) {
+    const auto tests = run();
+    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
+    const auto& failed = find(tests, "FakeHost.Fails");
+    EXPECT_EQ(failed.status, test_status::failed);
+    ASSERT_EQ(failed.messages.size(), 1u);
+    EXPECT_EQ(failed.messages[0], "element 128: expected 1, got NaN (never written)\n(with n = 129)");
+    // One correctness test failed, so the performance test waits.
+    EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::not_run);
+}
+
+TEST(Runner, ACrashCostsOnlyItsOwnTest) {
+    env_var crash("FAKE_CRASH");
+    const auto tests = run();
+    const auto& crashed = find(tests, "FakeHost.Crashes");
+    EXPECT_EQ(crashed.status, test_status::crashed);
+    ASSERT_FALSE(crashed.messages.empty());
+    EXPECT_NE(crashed.messages[0].find("SIGSEGV"), std::string::npos) << crashed.messages[0];
+    // The tests after it ran in a fresh process.
+    EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
+    env_var hang("FAKE_HANG");
+    const auto start = std::chrono::steady_clock::now();
+    const auto tests = run(1500);
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15));
+    EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::timed_out);
+    EXPECT_EQ(find(tests, "FakeHost.Unfinished").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+TEST(Runner, UnfinishedWorkIsNamed) {
+    env_var todo("FAKE_TODO");
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.Unfinished");
+    EXPECT_EQ(t.status, test_status::failed);
+    ASSERT_FALSE(t.messages.empty());
+    EXPECT_EQ(t.messages[0].rfind("not implemented yet: fake::function", 0), 0u) << t.messages[0];
+}
+
+TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    ASSERT_EQ(tests.size(), 2u);
+    EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed);
+}
+
+TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
+    env_var slow("FAKE_SLOW");
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    const auto& speed = find(tests, "FakeHost.Speed");
+    EXPECT_EQ(speed.status, test_status::failed);
+    // The judge's words only: the student's program claimed nothing it could have known.
+    EXPECT_EQ(all_messages(speed), "Expected: (speed) >= (42), actual: 41 vs 42\ntoo slow\n");
+}
+
+TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
+    // Listed with points, but GoogleTest never runs a DISABLED_ test.
+    const auto tests = run();
+    const auto& never = find(tests, "FakeHost.DISABLED_Never");
+    EXPECT_EQ(never.status, test_status::missing);
+    EXPECT_EQ(never.score(), 0);
+}
+
+TEST(Runner, AProgramThatCannotListItsTestsIsAnError) {
+    grader::run_options options = fake_options();
+    options.judge_program = "/bin/true";  // prints nothing for --graded-list
+    EXPECT_THROW(grader::run_graded_tests(options), std::exception);
+}
+
+// Trust: the grader does not take the tests program's word for a pass.
+
+TEST(Runner, APassTheJudgeCannotConfirmScoresZero) {
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.NoEvidence");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("checked no recorded result"), std::string::npos) << all_messages(t);
+}
+
+TEST(Runner, PassesForgedBeforeMainScoreZero) {
+    env_var forge("FAKE_FORGE");
+    const auto tests = run();
+    EXPECT_EQ(score(tests), 0);
+    const auto& t = find(tests, "FakeHost.Passes");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("the pass was reported by the code under test, not shown by its results"),
+              std::string::npos)
+        << all_messages(t);
+}
+
+TEST(Runner, ATamperedCheckIsJudgedOnTheRecordedResult) {
+    env_var wrong("FAKE_WRONG");
+    env_var tamper("FAKE_TAMPER");  // the student's program no longer checks the answer
+    const auto tests = run();
+    const auto& t = find(tests, "FakeHost.Last");
+    EXPECT_EQ(t.status, test_status::failed);
+    EXPECT_NE(all_messages(t).find("said this test passed"), std::string::npos) << all_messages(t);
+    EXPECT_NE(all_messages(t).find("the answer is 42"), std::string::npos) << all_messages(t);
+}
+
+TEST(Runner, AFloodOfEventsEndsQuicklyAndScoresZero) {
+    env_var flood("FAKE_FLOOD");
+    const auto start = std::chrono::steady_clock::now();
+    const grader::graded_run result = grader::run_graded_tests(fake_options());
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+    EXPECT_EQ(score(result.tests), 0);
+    // Two processes of the cheat: the first "finished" the tests it named (the
+    // judge then failed each), the second finished nothing, so it was the last.
+    int student_logs = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
+        student_logs += entry.path().filename().string().rfind("run-", 0) == 0;
+    EXPECT_EQ(student_logs, 2);
+    ASSERT_FALSE(result.notes.empty());
+    EXPECT_NE(result.notes.front().find("ignored"), std::string::npos) << result.notes.front();
+}
+
+// A batch takes the verdicts first and explains the failures later: the
+// two steps give what run_graded_tests gives in one.
+TEST(Runner, VerdictsThenExplanationsGiveWhatOneRunGives) {
+    const auto options = fake_options();
+    grader::graded_run judged = grader::judge_graded_tests(options);
+    EXPECT_EQ(find(judged.tests, "FakeHost.Fails").status, test_status::failed);
+    EXPECT_FALSE(grader::has_failures_to_explain(options, judged)) << "no tool reruns a host test";
+    grader::explain_failures(options, judged);
+    const auto whole = grader::run_graded_tests(options).tests;
+    ASSERT_EQ(judged.tests.size(), whole.size());
+    for (std::size_t i = 0; i < whole.size(); ++i) {
+        EXPECT_EQ(judged.tests[i].id, whole[i].id);
+        EXPECT_EQ(judged.tests[i].status, whole[i].status) << whole[i].id;
+        EXPECT_EQ(judged.tests[i].messages, whole[i].messages) << whole[i].id;
+    }
+}
+
+// A batch keeps a judged submission waiting (its scratch folder on disk)
+// only when explaining it would rerun something.
+TEST(Runner, ExplainsOnlyWhatAToolWouldRerun) {
+    const auto options = fake_options();
+    grader::graded_run run;
+    run.tests = {grader::graded_test{}};
+    grader::graded_test& t = run.tests.front();
+    t.id = "Gpu.Case";
+    t.gpu = true;
+    t.status = test_status::passed;
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "nothing failed";
+    auto every_test = options;
+    every_test.sanitize_every_test = true;  // `grader run --sanitize` checks passes too
+    EXPECT_TRUE(grader::has_failures_to_explain(every_test, run));
+
+    t.status = test_status::failed;
+    EXPECT_TRUE(grader::has_failures_to_explain(options, run)) << "a failed GPU test is rerun under the sanitizer";
+    auto without_tools = options;
+    without_tools.sanitize_failures = without_tools.profile_failures = false;
+    EXPECT_FALSE(grader::has_failures_to_explain(without_tools, run)) << "no tool is to explain anything";
+
+    t.messages = {"not implemented yet: the kernel"};
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "unfinished work has no bug to look for";
+    t.messages.clear();
+    t.gpu = false;
+    EXPECT_FALSE(grader::has_failures_to_explain(options, run)) << "no tool reruns a host test";
+}
+
+TEST(CleanMessage, UnwrapsExceptions) {
+    EXPECT_EQ(grader::clean_message("C++ exception with description \"vecadd.cu:31: cudaErrorInvalidConfiguration: "
+                                    "invalid configuration argument [cudaGetLastError()]\" thrown in the test body."),
+              "threw vecadd.cu:31: cudaErrorInvalidConfiguration: invalid configuration argument [cudaGetLastError()]");
+}
+
+TEST(ChildProcess, GetsOnlyItsStandardStreamsAndTheEventsPipe) {
+    // A descriptor this process holds, open across exec: the child must not get it.
+    int held[2];
+    ASSERT_EQ(pipe(held), 0);
+    const auto out = scratch_dir() / "fds.txt";
+    {
+        grader::child_process child({{"/bin/ls", "-1", "/proc/self/fd"}, {}, out, true, std::nullopt});
+        child.wait();
+    }
+    close(held[0]);
+    close(held[1]);
+    // 0-2, the events pipe (3) and the folder ls itself opened to list them (4).
+    EXPECT_EQ(grader::file_text(out), "0\n1\n2\n3\n4\n");
+}

@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""`grader batch --engine slurm` end to end, against a real Slurm: a one-node
+cluster on this machine (grader/tests/self/slurm/local_cluster.sh), no mock.
+
+    batch_slurm_end_to_end.py GRADER BUILD_DIR cluster
+        Exit 77 (skipped) where the cluster cannot run: the Debian packages
+        slurmctld, slurmd, slurm-client and munge missing, or not root.
+        1. A class whose task Slurm kills: a student's start-up code sleeps
+           200 s and the job's time limit is one minute. Submitted with
+           --no-wait first, so its two runs (60-90 s each) overlap with 2.
+        2. A lesson04 class (solution, skeleton, compile error, a missing
+           file) on Slurm, two submissions per task, and the same class with
+           the embedded engine: the two gradebooks must be equal. Without a
+           GPU both skip the GPU tests; the host tests grade.
+        3. Rerunning the command would submit only what has no final result.
+        4. `grader batch collect` on job 1: the killed task runs once more, is
+           killed again, and its submission is "not graded: infrastructure
+           (... TIMEOUT ...)" with an empty score; the other one is graded.
+
+    batch_slurm_end_to_end.py GRADER BUILD_DIR dry-run
+        --dry-run prints the job script and submits nothing (no Slurm needed).
+"""
+import csv
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+import sys
+import tempfile
+
+# The batch tests' support, beside the embedded engine's tests.
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "batch"))
+from batch_test_support import COURSE as course, Checks, make_class as make_any_class  # noqa: E402
+
+grader, build, mode = sys.argv[1], sys.argv[2], sys.argv[3]
+local_cluster = course / "grader/tests/self/slurm/local_cluster.sh"
+work = pathlib.Path(tempfile.mkdtemp(prefix="batch-slurm-"))
+check = Checks()
+SKIP = 77
+
+
+def run(*args, env=None):
+    result = subprocess.run([str(a) for a in args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            env=env)
+    shown = [pathlib.Path(args[0]).name] + [str(a) for a in args[1:]]
+    print(f"$ {' '.join(shown)}\n{result.stdout}(exit code {result.returncode})\n", flush=True)
+    return result
+
+
+def batch(klass, out, *extra, env=None):
+    return run(grader, "--build-dir", build, "batch", "4", klass, "-o", out, "--seed", "3", "--no-build", *extra,
+               env=env)
+
+
+def gradebook(out):
+    text = (out / "gradebook.csv").read_text()
+    print(f"{out / 'gradebook.csv'}:\n{text}", flush=True)
+    return {row["student"]: row for row in csv.DictReader(text.splitlines())}
+
+
+def make_class(folder, count):
+    make_any_class(4, folder, "--count", count)
+
+
+def lesson04_class():
+    """A solution, a skeleton, a compile error and a student who handed in one file."""
+    klass = work / "class"
+    make_class(klass, 3)
+    (klass / "dora" / "src").mkdir(parents=True)
+    shutil.copy(course / "solutions/04_memory_pools/memory_pool.cu", klass / "dora/src/memory_pool.cu")
+    return klass
+
+
+def slow_class():
+    """The solution, and the solution whose start-up code sleeps far past the job's time limit."""
+    klass = work / "slow"
+    make_class(klass, 1)  # solution
+    shutil.copytree(klass / "solution", klass / "sleeper")
+    with open(klass / "sleeper/memory_pool.cu", "a") as f:
+        f.write("\n#include <chrono>\n#include <thread>\n"
+                "namespace {\nstruct slow_start {\n"
+                "    slow_start() { std::this_thread::sleep_for(std::chrono::seconds(200)); }\n"
+                "} slow_start_instance;\n}  // namespace\n")
+    return klass
+
+
+def dry_run():
+    klass = lesson04_class()
+    out = work / "out"
+    result = batch(klass, out, "--engine", "slurm", "--dry-run", "--chunk-size", "2", "--throttle", "2",
+                   "--partition", "gpu", "--account", "cs101", "--sbatch-option=--constraint=h100")
+    check(result.returncode == 0, f"--dry-run exit code {result.returncode}")
+    for line in ["#!/bin/bash", "#SBATCH --array=0-1%2\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --requeue\n",
+                 "#SBATCH --partition=gpu\n", "#SBATCH --account=cs101\n", "#SBATCH --constraint=h100\n",
+                 f"#SBATCH --output={out}/slurm/logs/%A_%a.out\n",
+                 f"exec {pathlib.Path(grader).resolve()} --build-dir {pathlib.Path(build).resolve()} batch lesson04 "
+                 f"{klass} -o {out} ", f"--only-students {out}/slurm/students.json",
+                 '--chunk "$SLURM_ARRAY_TASK_ID"/2 --scratch "${TMPDIR:-/tmp}" --no-build --no-report --seed 3',
+                 "nothing submitted"]:
+        check(line in result.stdout, f"the dry run does not print {line!r}")
+    students = json.loads((out / "slurm/students.json").read_text())
+    check(students == ["compile_error", "dora", "skeleton", "solution"], f"students.json: {students}")
+    check(not (out / "logs/slurm-job.json").exists(), "a dry run recorded a job")
+
+
+def cluster():
+    cluster_dir = work / "cluster"
+    started = run("/bin/bash", local_cluster, "start", cluster_dir)
+    if started.returncode == SKIP:
+        return SKIP
+    if started.returncode != 0:
+        check(False, "the local cluster did not start")
+        return 1
+    env = dict(os.environ, SLURM_CONF=str(cluster_dir / "slurm.conf"))
+    # Every task asks for one CPU and no GPU: the test node has no GPU, and two CPUs on CI.
+    slurm = ["--engine", "slurm", "--gpus-per-task", "0", "--cpus-per-task", "1"]
+    try:
+        # 1. The killed task's job first, so that its two runs overlap with the rest.
+        slow = slow_class()
+        slow_out = work / "slow-out"
+        submitted = batch(slow, slow_out, *slurm, "--chunk-size", "1", "--time-limit", "1", "--timeout", "300",
+                          "--no-wait", env=env)
+        check(submitted.returncode == 0 and "submitted job" in submitted.stdout, "the slow class was not submitted")
+        check(f"grader batch collect {slow_out}" in submitted.stdout, "--no-wait does not say how to collect")
+
+        # 2. Slurm and the embedded engine grade the class the same.
+        klass = lesson04_class()
+        on_slurm = batch(klass, work / "slurm-out", *slurm, "--chunk-size", "2", env=env)
+        check(on_slurm.returncode in (0, 2), f"grader batch --engine slurm exit code {on_slurm.returncode}")
+        check("task " in on_slurm.stdout and "COMPLETED" in on_slurm.stdout, "no task COMPLETED")
+        here = batch(klass, work / "local-out", "--engine", "local")
+        check(here.returncode in (0, 2), f"grader batch --engine local exit code {here.returncode}")
+        slurm_rows, local_rows = gradebook(work / "slurm-out"), gradebook(work / "local-out")
+        check(sorted(slurm_rows) == ["compile_error", "dora", "skeleton", "solution"], f"rows {sorted(slurm_rows)}")
+        check(slurm_rows == local_rows, f"the gradebooks differ:\n{slurm_rows}\n{local_rows}")
+        check(slurm_rows["solution"]["score"] not in ("", "0"), "the solution scored nothing on Slurm")
+        record = json.loads((work / "slurm-out/logs/slurm-job.json").read_text())
+        check([sorted(c) for c in record["chunks"]] == [["compile_error", "dora"], ["skeleton", "solution"]],
+              f"chunks {record['chunks']}")
+
+        # 3. Only what has no final result would go to Slurm again: without a
+        # GPU only the build failure is final (the others owe their GPU tests).
+        again = batch(klass, work / "slurm-out", *slurm, "--chunk-size", "2", "--dry-run", env=env)
+        check("1 already graded" in again.stdout, "a rerun does not skip what is graded")
+        left = json.loads((work / "slurm-out/slurm/students.json").read_text())
+        check(left == ["dora", "skeleton", "solution"], f"a rerun would submit {left}")
+
+        # 4. The killed task: run again once, killed again, not graded (never a zero).
+        collected = run(grader, "--build-dir", build, "batch", "collect", slow_out, env=env)
+        check(collected.returncode == 2, f"collect exit code {collected.returncode} (2: some not graded)")
+        check("running it again" in collected.stdout, "the killed task was not run again")
+        rows = gradebook(slow_out)
+        sleeper = rows.get("sleeper", {})
+        check(sleeper.get("score") == "", f"the sleeper has a score: {sleeper}")
+        note = sleeper.get("note", "")
+        check(note.startswith("not graded: infrastructure") and "TIMEOUT" in note and "both runs" in note,
+              f"the sleeper's note: {note!r}")
+        check(rows.get("solution", {}).get("score") == slurm_rows["solution"]["score"],
+              f"the task beside the killed one: {rows.get('solution')}")
+        jobs = json.loads((slow_out / "logs/slurm-job.json").read_text())["jobs"]
+        check(len(jobs) == 2 and jobs[1]["tasks"] == [0], f"jobs {jobs}")
+        print("Slurm's view of every job at the end:")
+        run("squeue", "--states=all", "--array", "-o", "%.10i %.9P %.14j %.11T %.10M %.12R", env=env)
+    finally:
+        run("/bin/bash", local_cluster, "stop", cluster_dir)
+    return 0
+
+
+try:
+    code = dry_run() if mode == "dry-run" else cluster()
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+if code == SKIP:
+    print("skipped: this machine cannot run the local Slurm cluster (see above)")
+    sys.exit(SKIP)
+sys.exit(check.finish(f"grader batch --engine slurm ({mode})"))
