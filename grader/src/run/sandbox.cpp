@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
@@ -33,16 +34,30 @@ std::optional<fs::path> find_bubblewrap() {
     return std::nullopt;
 }
 
+std::vector<fs::path> gpu_device_files(const fs::path& dev) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(dev, ec)) {
+        const std::string name = entry.path().filename().string();
+        // nvidia0..N, nvidiactl, nvidia-uvm(-tools), nvidia-modeset, and the
+        // nvidia-caps folder (MIG); dxg is the GPU under WSL2.
+        if (name.rfind("nvidia", 0) == 0 || name == "dxg") files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
 std::vector<std::string> sandboxed_command(const fs::path& bwrap, const sandbox_spec& spec,
                                            const std::vector<std::string>& argv) {
     std::vector<std::string> command{
         bwrap.string(),
         "--ro-bind", "/", "/",        // the machine, read-only
-        "--dev-bind", "/dev", "/dev", // the GPU's device files
+        "--dev", "/dev",              // a private /dev: null, zero, random, tty, pts...
         "--proc", "/proc",
-        "--tmpfs", "/tmp",            // a private, empty /tmp
-        "--unshare-net",              // no network
-        "--unshare-pid", "--unshare-ipc",
+        "--tmpfs", "/dev/shm",        // private: where programs leave files for others
+        "--unshare-net",              // no network, no abstract sockets
+        "--unshare-pid",              // its processes die with it
+        "--unshare-ipc",              // its own System V and POSIX message queues, semaphores, shared memory
         "--new-session",              // no reaching back into the grader's terminal
         "--die-with-parent",          // killed with the grader's child
     };
@@ -51,6 +66,17 @@ std::vector<std::string> sandboxed_command(const fs::path& bwrap, const sandbox_
         if (std::string(option) != "--tmpfs") command.push_back(path.string());
     };
     std::error_code ec;
+    // Nothing writable is shared with the machine or another run: each of
+    // these becomes a private, empty, throw-away folder. /var/tmp is where
+    // programs leave files for later; /run holds the machine's Unix sockets
+    // (a socket on a read-only mount still accepts connections).
+    for (const char* shared : {"/tmp", "/var/tmp", "/run"})
+        if (fs::is_directory(shared, ec)) add("--tmpfs", shared);
+    // Of the machine's devices, the GPU's alone.
+    for (const auto& device : gpu_device_files("/dev")) add("--dev-bind", device);
+    // The user's home, where a student keeps other work and keys: an empty one.
+    if (const char* home = std::getenv("HOME"); home && *home && fs::path(home) != "/" && fs::is_directory(home, ec))
+        add("--tmpfs", fs::path(home));
     for (const auto& path : spec.kept)
         if (fs::exists(path, ec)) add("--ro-bind", path);
     for (const auto& path : spec.hidden)
@@ -65,7 +91,8 @@ std::vector<std::string> sandboxed_command(const fs::path& bwrap, const sandbox_
 std::string describe_sandbox(const std::optional<fs::path>& bwrap) {
     if (bwrap)
         return "the test program ran in a sandbox (bubblewrap): no network; the reference solutions, the "
-               "known-wrong versions, the build folder and other submissions were not visible to it";
+               "known-wrong versions, the build folder, other submissions and your home folder were not visible "
+               "to it, and it shared no writable place with the machine";
     return "NOT SANDBOXED: bubblewrap (bwrap) is not installed or may not create namespaces here, so the "
            "test program could read the reference solutions and other files; install it with "
            "`apt-get install bubblewrap`";

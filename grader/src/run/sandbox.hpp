@@ -7,6 +7,11 @@
 // and any other folder the caller names (other students' work). Only the
 // files the program needs are shown again inside what is hidden.
 //
+// It shares nothing writable with the machine or another run: /tmp,
+// /dev/shm, /var/tmp, /run (sockets) and the home folder are private and
+// empty, /dev holds only the GPU's device files beside the usual null,
+// zero and random, and every process it starts dies with it.
+//
 // Where bubblewrap is not installed the caller runs the program as it is and
 // says so in the report: the protection is not claimed.
 #include <filesystem>
@@ -20,11 +25,16 @@ struct sandbox_spec {
     std::vector<std::filesystem::path> hidden;    // replaced by empty, throw-away folders
     std::vector<std::filesystem::path> readable;  // shown again, read-only (inside a hidden folder, say)
     std::vector<std::filesystem::path> writable;  // shown again, writable (the evidence folder)
-    // Shown read-only although the private /tmp would hide them: the course,
-    // when it is checked out under /tmp (CI clones often are). What `hidden`
-    // names inside them is hidden still.
+    // Shown read-only although a private folder (/tmp, the home folder)
+    // would hide them: the course, when it is checked out there (a student's
+    // ~/cuda-course, a CI clone under /tmp). What `hidden` names inside them
+    // is hidden still.
     std::vector<std::filesystem::path> kept;
 };
+
+// The GPU's device files in `dev` (/dev/nvidia*, and /dev/dxg under WSL2):
+// the only devices of the machine shown inside.
+std::vector<std::filesystem::path> gpu_device_files(const std::filesystem::path& dev);
 
 // bubblewrap's `bwrap` on PATH (or $COURSE_BWRAP), if it is there and works here.
 std::optional<std::filesystem::path> find_bubblewrap();

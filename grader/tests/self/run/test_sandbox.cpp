@@ -2,7 +2,13 @@
 // where it is not installed; CI installs it).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <fstream>
+#include <thread>
 
 #include "course/temp_dir.hpp"
 #include "run/runner.hpp"
@@ -102,4 +108,99 @@ TEST_F(sandbox_test, ACourseUnderTmpIsKeptAndItsSecretsStayHidden) {
     grader::sandbox_spec spec{{course / "solutions"}, {}, {}, {course}};
     EXPECT_EQ(run("cat " + (course / "lesson.hpp").string(), spec).code, 0) << output_text();
     EXPECT_NE(run("cat " + (course / "solutions" / "answer.cu").string(), spec).code, 0) << output_text();
+}
+
+// Nothing a sandboxed run writes outlives it, wherever it writes: the places
+// programs share with the machine and with the next student are private.
+TEST_F(sandbox_test, NothingWrittenInsideIsLeftOnTheMachine) {
+    const std::string mark = "grader-sandbox-" + std::to_string(::getpid());
+    const std::vector<fs::path> places{"/dev/shm", "/var/tmp", "/tmp", "/run"};
+    std::string script = "set -e";
+    for (const auto& place : places) script += "; echo x > " + (place / mark).string();
+    script += "; echo written";
+    const auto status = run(script, {{}, {}, {}});
+    EXPECT_EQ(status.code, 0) << "each place is writable inside, privately: " << output_text();
+    EXPECT_NE(output_text().find("written"), std::string::npos) << output_text();
+    for (const auto& place : places) EXPECT_FALSE(fs::exists(place / mark)) << place / mark << " outlived the run";
+}
+
+TEST_F(sandbox_test, TheHomeFolderIsHiddenAndTheCourseInItIsKept) {
+    // A home outside the temp folder, which is private anyway: in the build folder.
+    const fs::path home = fs::path(GRADER_BUILD_DIR) / ("sandbox-home-" + std::to_string(::getpid()));
+    if (home.string().rfind(fs::temp_directory_path().string(), 0) == 0)
+        GTEST_SKIP() << "the build folder is under the temp folder, which the sandbox hides anyway";
+    struct removed_after {
+        fs::path path;
+        ~removed_after() { fs::remove_all(path); }
+    } cleanup{home};
+    const auto course = home / "cuda-course";
+    fs::create_directories(course);
+    std::ofstream(home / "private.txt") << "secret\n";
+    std::ofstream(course / "lesson.hpp") << "header\n";
+    const char* old_home = std::getenv("HOME");
+    const std::string saved = old_home ? old_home : "";
+    setenv("HOME", home.c_str(), 1);
+    const grader::sandbox_spec spec{{}, {}, {}, {course}};
+    const auto seen_private = run("cat " + (home / "private.txt").string(), spec);
+    const std::string private_output = output_text();
+    const auto seen_course = run("cat " + (course / "lesson.hpp").string(), spec);
+    if (old_home) setenv("HOME", saved.c_str(), 1); else unsetenv("HOME");
+    EXPECT_NE(seen_private.code, 0) << private_output;
+    EXPECT_EQ(private_output.find("secret"), std::string::npos) << private_output;
+    EXPECT_EQ(seen_course.code, 0) << output_text();
+}
+
+TEST_F(sandbox_test, OnlyTheGpusDevicesAreShown) {
+    // A device of this machine that is neither the GPU's nor one of the
+    // usual few that bubblewrap makes itself: it must not be there inside.
+    const std::vector<std::string> usual{"null", "zero", "full", "random", "urandom", "tty", "pts", "ptmx",
+                                         "shm", "fd", "stdin", "stdout", "stderr", "core", "console", "mqueue"};
+    std::optional<fs::path> other;
+    for (const auto& entry : fs::directory_iterator("/dev")) {
+        const std::string name = entry.path().filename().string();
+        if (std::find(usual.begin(), usual.end(), name) == usual.end() && name.rfind("nvidia", 0) != 0 &&
+            name != "dxg") {
+            other = entry.path();
+            break;
+        }
+    }
+    if (!other) GTEST_SKIP() << "this machine's /dev holds no other device to look for";
+    run("ls -a /dev", {{}, {}, {}});
+    const std::string inside = output_text();
+    EXPECT_EQ(inside.find("\n" + other->filename().string() + "\n"), std::string::npos) << *other << " is shown:\n"
+                                                                                          << inside;
+    for (const auto& gpu : grader::gpu_device_files("/dev"))
+        EXPECT_NE(inside.find(gpu.filename().string()), std::string::npos) << gpu << " is missing inside";
+}
+
+TEST(SandboxDevices, TheGpusDeviceFilesAreNvidiasAndWsl2s) {
+    course::temp_dir dev{"grader-fake-dev"};
+    for (const char* name : {"nvidia0", "nvidia1", "nvidiactl", "nvidia-uvm", "nvidia-uvm-tools", "dxg", "sda",
+                             "kvm", "video0", "fuse"})
+        std::ofstream(dev.path() / name);
+    fs::create_directories(dev.path() / "nvidia-caps");
+    std::vector<std::string> names;
+    for (const auto& f : grader::gpu_device_files(dev.path())) names.push_back(f.filename().string());
+    EXPECT_EQ(names, (std::vector<std::string>{"dxg", "nvidia-caps", "nvidia-uvm", "nvidia-uvm-tools", "nvidia0",
+                                               "nvidia1", "nvidiactl"}));
+}
+
+TEST_F(sandbox_test, AProcessLeftBehindDiesWithTheRun) {
+    // A program that starts a process of its own session, in the background,
+    // and ends: the process must not outlive the sandbox.
+    const std::string mark = std::to_string(4000 + ::getpid() % 1000) + ".25";
+    const auto status = run("setsid sleep " + mark + " > /dev/null 2>&1 & echo started", {{}, {}, {}});
+    EXPECT_EQ(status.code, 0) << output_text();
+    auto still_running = [&] {
+        for (const auto& entry : fs::directory_iterator("/proc")) {
+            std::ifstream cmdline(entry.path() / "cmdline");
+            std::string text((std::istreambuf_iterator<char>(cmdline)), {});
+            std::replace(text.begin(), text.end(), '\0', ' ');
+            if (text.rfind("sleep " + mark, 0) == 0) return true;
+        }
+        return false;
+    };
+    // The kernel ends a PID namespace's processes when its first one ends; allow it a moment.
+    for (int i = 0; i < 50 && still_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    EXPECT_FALSE(still_running()) << "sleep " << mark << " outlived the sandbox";
 }
