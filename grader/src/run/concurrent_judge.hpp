@@ -1,4 +1,6 @@
 #pragma once
+// Claims and the judge: the grader's word on each test the student's
+// program ended, and the judge's verdict on each claimed pass.
 #include <condition_variable>
 #include <map>
 #include <memory>

@@ -14,6 +14,7 @@
 //     the student's recorded evidence in place of the reference's results.
 //     A test passes only if the judge passes it.
 // The judge also supplies the list of graded tests, points and titles.
+//
 // The pieces, one file each: run_options.hpp (the setup and its limits),
 // test_list.hpp (what is graded), test_processes.hpp (starting the program,
 // reading its events, time limits), test_events.hpp (what an event may say),
