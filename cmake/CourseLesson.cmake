@@ -219,6 +219,11 @@ function(course_write_manifest)
   get_property(lessons GLOBAL PROPERTY COURSE_MANIFEST_LESSONS)
   list(JOIN lessons ",\n" lessons_json)
   string(REPLACE ";" "," arch_json "${CMAKE_CUDA_ARCHITECTURES}")
+  # The grader's GPU recorder (grader/recorder), where CUPTI let it be built.
+  set(recorder "")
+  if(TARGET course_gpu_recorder)
+    set(recorder "$<TARGET_FILE:course_gpu_recorder>")
+  endif()
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course_manifest.json CONTENT
 "{
   \"source_dir\": \"${CMAKE_SOURCE_DIR}\",
@@ -227,6 +232,7 @@ function(course_write_manifest)
   \"cuda_compiler\": \"${CMAKE_CUDA_COMPILER}\",
   \"cuda_compiler_version\": \"${CMAKE_CUDA_COMPILER_VERSION}\",
   \"cuda_architectures\": \"${arch_json}\",
+  \"gpu_recorder\": \"${recorder}\",
   \"mutants_built\": $<IF:$<BOOL:${COURSE_BUILD_MUTANTS}>,true,false>,
   \"lessons\": [
 ${lessons_json}

@@ -190,6 +190,12 @@ std::string grader_file_for_this_test(std::string_view suffix) {
     return (std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + std::string(suffix))).string();
 }
 
+std::string evidence_file_for_this_test(std::string_view suffix) {
+    const evidence_state& s = state();
+    if (s.mode == evidence_mode::off) return {};
+    return (std::filesystem::path(s.dir) / (evidence_file_name(s.test) + std::string(suffix))).string();
+}
+
 void report_wrong_length(std::string_view what, std::size_t recorded, std::size_t expected) {
     ADD_FAILURE() << "the recorded '" << what << "' has " << recorded << " elements where the test read "
                   << expected << ": " << forged;

@@ -73,6 +73,7 @@ manifest parse_manifest(const std::string& json_text) {
     m.cuda_compiler = j.value("cuda_compiler", "");
     m.cuda_compiler_version = j.value("cuda_compiler_version", "");
     m.cuda_architectures = j.value("cuda_architectures", "");
+    m.gpu_recorder = j.value("gpu_recorder", "");
     for (const auto& l : j.at("lessons")) {
         lesson_info lesson;
         lesson.id = l.at("id");

@@ -42,6 +42,9 @@ struct lesson_info {
 struct manifest {
     fs::path source_dir, build_dir, cmake;
     std::string cuda_compiler, cuda_compiler_version, cuda_architectures;
+    // The grader's GPU recorder (grader/recorder): where the timed tests'
+    // record of the GPU's work comes from. Empty where CUPTI was not found.
+    fs::path gpu_recorder;
     std::vector<lesson_info> lessons;
 
     // "lesson05", "5", "05", "streams", "05_streams" all name lesson05.

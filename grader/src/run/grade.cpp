@@ -64,6 +64,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.per_test_limit = options.per_test_limit;
     run_.only = options.only;
     run_.implementation_library = program.library;
+    run_.gpu_recorder = m.gpu_recorder;
     run_.gate = options.gate;
     if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
     run_.max_data_bytes = options.max_data_bytes;
@@ -82,6 +83,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
                                m.source_dir / "grader" / "cheats", m.build_dir};
         run_.sandbox.hidden.insert(run_.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
         if (!program.library.empty()) run_.sandbox.readable.push_back(program.library);
+        if (!m.gpu_recorder.empty()) run_.sandbox.readable.push_back(m.gpu_recorder);
         report_.notes.push_back(describe_sandbox(run_.bwrap));
     }
 }

@@ -30,6 +30,11 @@ struct run_options {
     // Compute where it and cuobjdump are found (kernel_profile.hpp); false
     // never profiles (the figures are then the test program's own).
     bool profile_kernels = true;
+    // The grader's GPU recorder (grader/recorder): the student's program loads
+    // it for its timed tests, and the judge takes their time from its record
+    // (course/testing/timed_calls.hpp). Empty: none was built, and the judge
+    // says the speed cannot be graded.
+    std::filesystem::path gpu_recorder;
     // Where set (`grader batch`), other runs share the GPU: this run's
     // correctness tests share it, and its timed tests wait until it is
     // theirs alone (gpu_gate.hpp).

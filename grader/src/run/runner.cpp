@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <random>
 #include <set>
 
 #include "course/testing/evidence.hpp"
+#include "course/testing/gpu_record.hpp"
 #include "course/testing/harness.hpp"
 #include "course/testing/kernel_profile.hpp"
 #include "evidence/kernel_profile.hpp"
@@ -71,9 +73,21 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
     return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
 }
 
+// The run's nonce goes to the student's program and the judge alike (the
+// recorder writes it into each record, the judge checks it): a record kept
+// from another run is refused. Only where there is a recorder to write it.
+run_options with_gpu_recorder(run_options options) {
+    if (options.gpu_recorder.empty()) return options;
+    std::random_device entropy;
+    const std::uint64_t nonce = (std::uint64_t{entropy()} << 32) | entropy();
+    options.env.emplace_back(course::testing::gpu_record_nonce_variable, fmt::format("{:016x}", nonce));
+    return options;
+}
+
 }  // namespace
 
-graded_run judge_graded_tests(const run_options& options) {
+graded_run judge_graded_tests(const run_options& given) {
+    const run_options options = with_gpu_recorder(given);
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     graded_run run;
@@ -111,9 +125,11 @@ graded_run judge_graded_tests(const run_options& options) {
     // tests before "go".
     const auto limit = options.per_test_limit;
     concurrent_judge judge(options, correctness, timed_in_run);
-    const test_processes::env_list student_env{
+    test_processes::env_list student_env{
         {course::testing::evidence_claims_variable, claims_dir(options).string()},
         {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}};
+    if (!options.gpu_recorder.empty())
+        student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
     std::set<std::string> correctness_left(correctness.begin(), correctness.end());
     std::map<std::string, outcome> said;

@@ -5,6 +5,7 @@
 
 #include "course/error.hpp"
 #include "course/testing/expect.hpp"
+#include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
 #include "vecadd.cuh"
@@ -95,11 +96,16 @@ GRADED_PERF_TEST(VecAdd, Bandwidth, 2, "bandwidth >= 60% of this GPU's copy band
     // dominated by memory traffic, not launch overhead.
     const std::size_t n = elements_that_fit(std::size_t{1} << 27, 3, sizeof(float));
     course::device_array<float> a(n), b(n), c(n);
-    a.fill_bytes(0);
-    b.fill_bytes(0);
+    course::testing::timed_calls work;
+    work.name = "vecadd";
+    work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) {
+        fill_fresh(a.view(), seed, s);
+        fill_fresh(b.view(), seed + 101, s);
+    };
+    work.call = [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); };
+    work.output = c.view();
     expect_bandwidth_share(
-        "vecadd", [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); },
-        3.0 * n * sizeof(float),  // two reads, one write
+        work, 3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.60,
         "A memory-bound kernel should move data nearly as fast as a copy. Common reasons it does "
         "not: the threads of a warp touch elements far apart (make consecutive threads touch "

@@ -19,6 +19,7 @@
 #include "course/random.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/expect_2d.hpp"
+#include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
 #include "doublify.cuh"
@@ -364,13 +365,16 @@ GRADED_PERF_TEST(Doublify, Bandwidth, 2,
                  "8192 x 8192, 32 x 8 blocks: bandwidth >= 60% of this GPU's copy bandwidth") {
     const std::size_t rows = 8192, cols = 8192, n = rows * cols;
     course::device_array<float> a(n);
-    a.fill_bytes(0);  // zeros stay zeros however often they are doubled
     const course::device_span_2d<float> view(a.data(), rows, cols);
 
+    course::testing::timed_calls work;
+    work.name = "doublify 8192 x 8192";
+    // In place: each call doubles new values.
+    work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) { course::testing::fill_fresh(a.view(), seed, s); };
+    work.call = [&](cudaStream_t stream) { lesson02::doublify(view, dim3(32, 8), stream); };
+    work.output = a.view();
     expect_bandwidth_share(
-        "doublify 8192 x 8192",
-        [&](cudaStream_t stream) { lesson02::doublify(view, dim3(32, 8), stream); },
-        2.0 * n * sizeof(float),  // every element read once and written once
+        work, 2.0 * n * sizeof(float),  // every element read once and written once
         n * sizeof(float), 0.60,
         "With 32 x 8 blocks the 32 threads of a warp share one row: if threadIdx.x picks the "
         "column, their 32 floats lie side by side and arrive in one 128-byte transaction. If it "

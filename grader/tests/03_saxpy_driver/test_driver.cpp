@@ -25,6 +25,7 @@
 #include "course/temp_dir.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/expect.hpp"
+#include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
 #include "driver_api.hpp"
@@ -396,16 +397,20 @@ GRADED_PERF_TEST(SaxpyDriver, Bandwidth, 1, "launch_saxpy reaches >= 60% of this
     const std::size_t n = course::testing::elements_that_fit(std::size_t{1} << 26, 3, sizeof(float));
     const loaded_saxpy saxpy;
     course::device_array<float> x(n), y(n), out(n);
-    x.fill_bytes(0);
-    y.fill_bytes(0);
+    course::testing::timed_calls work;
+    work.name = "saxpy (driver API)";
+    work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) {
+        course::testing::fill_fresh(x.view(), seed, s);
+        course::testing::fill_fresh(y.view(), seed + 101, s);
+    };
+    work.call = [&](cudaStream_t s) {
+        lesson03::launch_saxpy(saxpy.function, 2.0f, reinterpret_cast<CUdeviceptr>(x.data()),
+                               reinterpret_cast<CUdeviceptr>(y.data()), reinterpret_cast<CUdeviceptr>(out.data()),
+                               n, 512, s);
+    };
+    work.output = out.view();
     course::testing::expect_bandwidth_share(
-        "saxpy (driver API)",
-        [&](cudaStream_t s) {
-            lesson03::launch_saxpy(saxpy.function, 2.0f, reinterpret_cast<CUdeviceptr>(x.data()),
-                                   reinterpret_cast<CUdeviceptr>(y.data()),
-                                   reinterpret_cast<CUdeviceptr>(out.data()), n, 512, s);
-        },
-        3.0 * n * sizeof(float),  // two reads, one write
+        work, 3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.60,
         "The kernel is given, so look at the launch: enough blocks to cover n, and nothing that "
         "waits (no synchronisation inside launch_saxpy).");

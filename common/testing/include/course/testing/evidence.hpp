@@ -123,6 +123,10 @@ std::string end_test_evidence();
 // In the judge: a file the grader wrote about the test in progress, in the
 // claims folder (<evidence file name><suffix>); empty elsewhere.
 std::string grader_file_for_this_test(std::string_view suffix);
+// A file beside the test in progress's evidence, in the evidence folder
+// (<evidence file name><suffix>): written by the student's program (or by the
+// grader's recorder in it), read by the judge; empty where there is no evidence.
+std::string evidence_file_for_this_test(std::string_view suffix);
 // Whether the test in progress left its verdict to the judge (verdict_left_to_judge).
 bool test_left_verdict_to_judge();
 

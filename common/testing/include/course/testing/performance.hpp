@@ -7,18 +7,19 @@
 #include <functional>
 #include <string>
 
+#include "course/testing/timed_calls.hpp"
+
 namespace course::testing {
 
 // How many elements of `element_bytes` each fit in `arrays` arrays while
 // leaving three quarters of the free device memory alone, capped at `most`.
 std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_bytes);
 
-// Times `work` (it queues GPU work on the stream it is given; `bytes` is what
-// one call reads plus writes) and fails unless it reaches `min_share` of the
-// device-to-device copy bandwidth measured on this GPU with buffers of
+// Times `work`'s calls from the GPU's own record (timed_calls.hpp; `bytes` is
+// what one call reads plus writes) and fails unless they reach `min_share` of
+// the device-to-device copy bandwidth measured on this GPU with buffers of
 // `copy_bytes`. `advice` says what usually costs the speed.
-void expect_bandwidth_share(const std::string& name, const std::function<void(cudaStream_t)>& work,
-                            double bytes, std::size_t copy_bytes, double min_share,
+void expect_bandwidth_share(const timed_calls& work, double bytes, std::size_t copy_bytes, double min_share,
                             const std::string& advice);
 
 // Calls `launch` (which launches with a configuration no GPU accepts, such as

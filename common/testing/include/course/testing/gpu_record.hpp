@@ -1,0 +1,91 @@
+#pragma once
+// The GPU's own record of a timed test: what ran on the GPU while the code
+// under test was being called, with the GPU's start and end times.
+//
+// The grader's recorder (grader/recorder/gpu_recorder.cpp, a library the
+// harness loads when the grader names it) collects CUPTI's activity records
+// during a timed test and writes them as JSON lines:
+//
+//   {"record":"course-gpu-record","version":1,"nonce":"5f0c..."}
+//   {"mark":"begin","rep":0,"t":1000}                       harness: call 0 starts
+//   {"api":"cudaLaunchKernel","corr":7,"start":1010,"end":1020}
+//   {"kernel":"_Z6vecadd...","corr":7,"stream":13,"context":1,"start":1100,"end":1500}
+//   {"copy":"HtoD","from":"pageable","to":"device","bytes":4096,"corr":9,...}
+//   {"memset":"device","bytes":4096,"corr":11,...}
+//   {"mark":"end","rep":0,"t":1600}                         harness: call 0 has finished
+//   {"dropped":0}
+//   {"complete":true}
+//
+// All times are CUPTI's, in nanoseconds, one clock for the host's API calls
+// and the GPU's work. Work belongs to the repetition during which the API
+// call that caused it was made (CUPTI's correlation id ties the two), so a
+// kernel on a stream of the student's own counts, and so does work still
+// running when the call returned: it is timed when it ran.
+//
+// The file is written inside the student's process, so its parser treats it
+// as untrusted input: bounded sizes, and anything malformed is no record.
+// This header has no CUDA in it: the judge and the grader both read records.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace course::testing {
+
+// The grader names its recorder and the run's nonce to the student's program
+// through these variables; the judge is told the nonce too.
+inline constexpr const char* gpu_recorder_variable = "COURSE_GPU_RECORDER";
+inline constexpr const char* gpu_record_nonce_variable = "COURSE_GPU_RECORD_NONCE";
+// A timed test's record sits beside its evidence: <evidence file> + this.
+inline constexpr const char* gpu_record_suffix = ".gpu_record";
+
+// The recorder's entry points (extern "C", found with dlsym).
+inline constexpr const char* gpu_record_start_symbol = "course_gpu_record_start";
+inline constexpr const char* gpu_record_mark_symbol = "course_gpu_record_mark";
+inline constexpr const char* gpu_record_stop_symbol = "course_gpu_record_stop";
+// int start(const char* path, const char* nonce): 0 once recording, else CUPTI's error code.
+using gpu_record_start_fn = int (*)(const char*, const char*);
+// void mark(const char* what, int repetition): "begin" or "end", stamped now.
+using gpu_record_mark_fn = void (*)(const char*, int);
+// int stop(void): flushes what the GPU did and closes the file; 0 when complete.
+using gpu_record_stop_fn = int (*)();
+
+struct gpu_activity {
+    enum class kind { kernel, copy, memset };
+    kind what = kind::kernel;
+    std::string name;          // kernel: its (mangled) name; copy: HtoD, DtoH, DtoD, ...; memset: device, ...
+    std::string from, to;      // copy: the kinds of memory (pageable, pinned, device, managed)
+    std::uint64_t bytes = 0;   // copy, memset
+    std::uint64_t start = 0, end = 0;
+    std::uint32_t stream = 0, context = 0, correlation = 0;
+    int repetition = -1;       // the call it belongs to; -1: none (made outside every call)
+    std::uint64_t duration() const { return end > start ? end - start : 0; }
+};
+
+struct gpu_repetition {
+    int index = 0;
+    std::uint64_t begin = 0, end = 0;   // the harness's marks around the call (host time)
+    std::vector<gpu_activity> work;     // what the call caused, by start time
+    int kernels() const;
+    // From the first piece of work's start to the last one's end; 0 when none.
+    std::uint64_t span() const;
+};
+
+struct gpu_record {
+    std::string nonce;
+    bool complete = false;           // the recorder flushed and closed it
+    std::uint64_t dropped = 0;       // records CUPTI could not keep
+    std::vector<gpu_repetition> repetitions;  // by index
+    std::vector<gpu_activity> outside;        // work caused outside every call (the harness's own, say)
+};
+
+// Reads a record; nullopt (and `why_not`) when it is not one a recorder wrote.
+std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& why_not);
+// The same for a file; a missing or oversized file is no record.
+std::optional<gpu_record> read_gpu_record(const std::string& path, std::string& why_not);
+
+// A kernel's name as a person reads it: "_Z6vecadd..." -> "vecadd(...)".
+std::string readable_kernel_name(const std::string& mangled);
+
+}  // namespace course::testing

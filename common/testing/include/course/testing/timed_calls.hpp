@@ -1,0 +1,64 @@
+#pragma once
+// The time of a graded speed test, from the GPU's own record of each call.
+//
+//   course::testing::timed_calls work;
+//   work.name = "vecadd";
+//   work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) {
+//       fill_fresh(a.view(), seed, s);
+//       fill_fresh(b.view(), seed + 1, s);
+//   };
+//   work.call = [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); };
+//   work.output = c.view();
+//   const std::optional<double> ms = time_calls(work);  // GPU time per call
+//
+// Every one of the `repetitions` calls must do its work, and show it:
+// - Before each call its inputs are made again (fresh_inputs, outside the
+//   timed part), so an answer kept from an earlier call is wrong.
+// - After each call the output is read at positions drawn once the call has
+//   returned, which its code cannot know; the judge checks them against the
+//   reference solution's answer to the same inputs.
+// - The time is the GPU's: from the first piece of work the call caused to
+//   the last one's end, on every stream and in every context, including work
+//   still running when the call returned (the harness waits for the whole
+//   device before it marks the call's end). The grader's recorder
+//   (gpu_record.hpp) writes it down, and the judge reads it; the median
+//   call's time is the figure.
+//
+// Where it runs:
+// - In the student's program (recording): makes the calls, records the
+//   positions and values it read, and has the recorder record the GPU's
+//   work. Returns nullopt: the judge decides.
+// - In the judge: makes the same calls with the reference solution, checks
+//   the student's values, and reads the record. Returns the GPU time per
+//   call, or nullopt when the test has already failed with what was seen
+//   ("in 19 of 20 timed calls no kernel ran").
+// - Anywhere else (ctest, by hand): times each call with events on its
+//   stream, checks nothing, and returns the median.
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "course/device_span.hpp"
+
+namespace course::testing {
+
+struct timed_calls {
+    std::string name;  // for messages: "vecadd", "sum"
+    int repetitions = 20;
+    // Makes the inputs of one call from `seed` (fill_fresh), on `stream`.
+    std::function<void(std::uint64_t seed, cudaStream_t stream)> fresh_inputs;
+    // The code under test, given the stream to work on.
+    std::function<void(cudaStream_t stream)> call;
+    // What the call writes (the same array as an input, for in-place work).
+    device_span<const float> output;
+    // How far a value may stray from the reference's, relative to its size
+    // (at least 1): sums of many elements round differently.
+    double tolerance = 1e-5;
+};
+
+std::optional<double> time_calls(const timed_calls& work);
+
+}  // namespace course::testing

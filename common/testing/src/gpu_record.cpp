@@ -1,0 +1,195 @@
+#include "course/testing/gpu_record.hpp"
+
+#include <cxxabi.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+
+namespace course::testing {
+
+namespace {
+
+using nlohmann::json;
+
+// Far above what any timed test records (a few hundred lines), far below
+// what would make the judge slow: a larger record is not the recorder's.
+constexpr std::size_t max_record_bytes = std::size_t{64} << 20;
+constexpr std::size_t max_lines = 1'000'000;
+constexpr std::size_t max_name_bytes = 4096;
+constexpr int max_repetitions = 10'000;
+
+struct api_call {
+    std::uint64_t start = 0;
+};
+
+struct mark_pair {
+    std::optional<std::uint64_t> begin, end;
+};
+
+template <class T>
+bool read_number(const json& line, const char* key, T& out) {
+    const auto it = line.find(key);
+    if (it == line.end() || !it->is_number_unsigned()) return false;
+    out = it->get<T>();
+    return true;
+}
+
+bool read_text(const json& line, const char* key, std::string& out) {
+    const auto it = line.find(key);
+    if (it == line.end() || !it->is_string()) return false;
+    out = it->get<std::string>();
+    return out.size() <= max_name_bytes;
+}
+
+// The fields every piece of GPU work has.
+bool read_work(const json& line, gpu_activity& a) {
+    return read_number(line, "start", a.start) && read_number(line, "end", a.end) &&
+           read_number(line, "stream", a.stream) && read_number(line, "context", a.context) &&
+           read_number(line, "corr", a.correlation);
+}
+
+}  // namespace
+
+int gpu_repetition::kernels() const {
+    return static_cast<int>(std::count_if(work.begin(), work.end(),
+                                          [](const gpu_activity& a) { return a.what == gpu_activity::kind::kernel; }));
+}
+
+std::uint64_t gpu_repetition::span() const {
+    if (work.empty()) return 0;
+    std::uint64_t first = work.front().start, last = work.front().end;
+    for (const auto& a : work) {
+        first = std::min(first, a.start);
+        last = std::max(last, a.end);
+    }
+    return last > first ? last - first : 0;
+}
+
+std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& why_not) {
+    auto refuse = [&](std::string why) -> std::optional<gpu_record> {
+        why_not = std::move(why);
+        return std::nullopt;
+    };
+    if (text.size() > max_record_bytes) return refuse("the record is larger than any recorder writes");
+
+    gpu_record record;
+    std::map<std::uint32_t, api_call> calls;  // by correlation id
+    std::map<int, mark_pair> marks;
+    std::vector<gpu_activity> work;
+    bool header = false;
+    std::size_t lines = 0;
+    std::istringstream in{std::string(text)};
+    for (std::string text_line; std::getline(in, text_line);) {
+        if (text_line.empty()) continue;
+        if (++lines > max_lines) return refuse("the record has more lines than any recorder writes");
+        const json line = json::parse(text_line, nullptr, false);
+        if (!line.is_object()) return refuse("line " + std::to_string(lines) + " is not a record");
+        if (!header) {
+            if (line.value("record", "") != "course-gpu-record" || line.value("version", 0) != 1 ||
+                !read_text(line, "nonce", record.nonce))
+                return refuse("it does not start as a recorder's record does");
+            header = true;
+            continue;
+        }
+        if (line.contains("mark")) {
+            std::string what;
+            std::uint64_t t = 0;
+            const auto rep = line.find("rep");
+            if (!read_text(line, "mark", what) || !read_number(line, "t", t) || rep == line.end() ||
+                !rep->is_number_unsigned() || rep->get<std::uint64_t>() >= max_repetitions ||
+                (what != "begin" && what != "end"))
+                return refuse("line " + std::to_string(lines) + " is a damaged mark");
+            auto& pair = marks[rep->get<int>()];
+            auto& slot = what == "begin" ? pair.begin : pair.end;
+            if (slot) return refuse("repetition " + std::to_string(rep->get<int>()) + " is marked twice");
+            slot = t;
+        } else if (line.contains("api")) {
+            std::uint32_t corr = 0;
+            api_call call;
+            if (!read_number(line, "corr", corr) || !read_number(line, "start", call.start))
+                return refuse("line " + std::to_string(lines) + " is a damaged API call");
+            calls[corr] = call;
+        } else if (line.contains("kernel") || line.contains("copy") || line.contains("memset")) {
+            gpu_activity a;
+            const bool kernel = line.contains("kernel"), copy = line.contains("copy");
+            a.what = kernel ? gpu_activity::kind::kernel : copy ? gpu_activity::kind::copy : gpu_activity::kind::memset;
+            bool ok = read_text(line, kernel ? "kernel" : copy ? "copy" : "memset", a.name) && read_work(line, a);
+            if (ok && !kernel) ok = read_number(line, "bytes", a.bytes);
+            if (ok && copy) ok = read_text(line, "from", a.from) && read_text(line, "to", a.to);
+            if (!ok || a.end < a.start) return refuse("line " + std::to_string(lines) + " is damaged GPU work");
+            work.push_back(std::move(a));
+        } else if (line.contains("dropped")) {
+            if (!read_number(line, "dropped", record.dropped))
+                return refuse("line " + std::to_string(lines) + " is damaged");
+        } else if (line.contains("complete")) {
+            record.complete = line.value("complete", false);
+        } else {
+            return refuse("line " + std::to_string(lines) + " is of no kind a recorder writes");
+        }
+    }
+    if (!header) return refuse("it is empty");
+
+    // Repetitions must be 0, 1, 2, ... each with both marks in order.
+    int expected = 0;
+    for (const auto& [index, pair] : marks) {
+        if (index != expected++ || !pair.begin || !pair.end || *pair.end < *pair.begin)
+            return refuse("the marks of repetition " + std::to_string(index) + " are missing or out of order");
+        if (!record.repetitions.empty() && *pair.begin < record.repetitions.back().end)
+            return refuse("repetition " + std::to_string(index) + " begins before the one before it ends");
+        record.repetitions.push_back({index, *pair.begin, *pair.end, {}});
+    }
+    // Each piece of work goes to the repetition during which its API call was made.
+    for (auto& a : work) {
+        const auto call = calls.find(a.correlation);
+        const gpu_repetition* owner = nullptr;
+        if (call != calls.end())
+            for (const auto& r : record.repetitions)
+                if (call->second.start >= r.begin && call->second.start <= r.end) owner = &r;
+        if (owner) {
+            a.repetition = owner->index;
+            record.repetitions[static_cast<std::size_t>(owner->index)].work.push_back(std::move(a));
+        } else {
+            record.outside.push_back(std::move(a));
+        }
+    }
+    auto by_start = [](const gpu_activity& x, const gpu_activity& y) { return x.start < y.start; };
+    for (auto& r : record.repetitions) std::sort(r.work.begin(), r.work.end(), by_start);
+    std::sort(record.outside.begin(), record.outside.end(), by_start);
+    return record;
+}
+
+std::optional<gpu_record> read_gpu_record(const std::string& path, std::string& why_not) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        why_not = "no record was written";
+        return std::nullopt;
+    }
+    in.seekg(0, std::ios::end);
+    const auto size = static_cast<std::size_t>(in.tellg());
+    if (size > max_record_bytes) {
+        why_not = "the record is larger than any recorder writes";
+        return std::nullopt;
+    }
+    in.seekg(0);
+    std::string text(size, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(size));
+    return parse_gpu_record(text, why_not);
+}
+
+std::string readable_kernel_name(const std::string& mangled) {
+    int status = 0;
+    const std::unique_ptr<char, void (*)(void*)> plain(abi::__cxa_demangle(mangled.c_str(), nullptr, nullptr, &status),
+                                                       std::free);
+    std::string name = status == 0 && plain ? plain.get() : mangled;
+    // "void lesson01::vecadd_kernel<float>(course::device_span<...>, ...)" -> "lesson01::vecadd_kernel<float>(...)"
+    if (name.rfind("void ", 0) == 0) name.erase(0, 5);
+    if (const auto paren = name.find('('); paren != std::string::npos) name = name.substr(0, paren) + "(...)";
+    return name;
+}
+
+}  // namespace course::testing

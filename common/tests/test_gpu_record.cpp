@@ -1,0 +1,138 @@
+// The parser of the GPU's record (course/testing/gpu_record.hpp): what it
+// attributes to each timed call, and what it refuses. The record comes from
+// the student's process, so refusing is half its job.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "course/testing/gpu_record.hpp"
+
+namespace {
+
+using course::testing::gpu_activity;
+using course::testing::gpu_record;
+using course::testing::parse_gpu_record;
+
+const std::string header = R"({"record":"course-gpu-record","version":1,"nonce":"abc"})"
+                           "\n";
+
+std::string api(int corr, int start) {
+    return R"({"api":"cudaLaunchKernel","corr":)" + std::to_string(corr) + R"(,"start":)" + std::to_string(start) +
+           R"(,"end":)" + std::to_string(start + 5) + "}\n";
+}
+
+std::string kernel(const std::string& name, int corr, int stream, int start, int end) {
+    return R"({"kernel":")" + name + R"(","corr":)" + std::to_string(corr) + R"(,"stream":)" +
+           std::to_string(stream) + R"(,"context":1,"start":)" + std::to_string(start) + R"(,"end":)" +
+           std::to_string(end) + "}\n";
+}
+
+std::string mark(const char* what, int rep, int t) {
+    return R"({"mark":")" + std::string(what) + R"(","rep":)" + std::to_string(rep) + R"(,"t":)" + std::to_string(t) +
+           "}\n";
+}
+
+const std::string complete = R"({"complete":true})"
+                             "\n";
+
+gpu_record parsed(const std::string& text) {
+    std::string why;
+    const auto record = parse_gpu_record(text, why);
+    EXPECT_TRUE(record) << why;
+    return record.value_or(gpu_record{});
+}
+
+std::string refused(const std::string& text) {
+    std::string why;
+    const auto record = parse_gpu_record(text, why);
+    EXPECT_FALSE(record);
+    return why;
+}
+
+}  // namespace
+
+TEST(GpuRecord, WorkBelongsToTheCallDuringWhichItWasLaunched) {
+    // Call 0 launches kernel 7; call 1 launches kernel 9. Kernel 8 is the
+    // harness's, launched between the calls.
+    const auto r = parsed(header + mark("begin", 0, 100) + api(7, 110) + kernel("k", 7, 13, 150, 250) +
+                          mark("end", 0, 300) + api(8, 310) + kernel("fill", 8, 14, 320, 330) +
+                          mark("begin", 1, 400) + api(9, 410) + kernel("k", 9, 13, 450, 600) + mark("end", 1, 700) +
+                          complete);
+    ASSERT_EQ(r.repetitions.size(), 2u);
+    EXPECT_TRUE(r.complete);
+    EXPECT_EQ(r.nonce, "abc");
+    EXPECT_EQ(r.repetitions[0].kernels(), 1);
+    EXPECT_EQ(r.repetitions[0].span(), 100u);
+    EXPECT_EQ(r.repetitions[1].span(), 150u);
+    ASSERT_EQ(r.outside.size(), 1u);
+    EXPECT_EQ(r.outside[0].name, "fill");
+}
+
+TEST(GpuRecord, ACallsTimeRunsOverEveryStreamFromFirstStartToLastEnd) {
+    // A kernel on a stream of the call's own, still running when the call's
+    // host side was done: it counts, up to its end on the GPU.
+    const auto r = parsed(header + mark("begin", 0, 100) + api(1, 110) + api(2, 120) + kernel("a", 1, 13, 200, 300) +
+                          kernel("b", 2, 99, 250, 900) + mark("end", 0, 950) + complete);
+    ASSERT_EQ(r.repetitions.size(), 1u);
+    EXPECT_EQ(r.repetitions[0].kernels(), 2);
+    EXPECT_EQ(r.repetitions[0].span(), 700u);
+}
+
+TEST(GpuRecord, CopiesAndMemsetsAreWorkButNotKernels) {
+    const auto r = parsed(
+        header + mark("begin", 0, 100) + api(1, 110) + api(2, 120) +
+        R"({"copy":"HtoD","from":"pageable","to":"device","bytes":4096,"corr":1,"stream":7,"context":1,"start":130,"end":170})"
+        "\n"
+        R"({"memset":"device","bytes":64,"corr":2,"stream":7,"context":1,"start":180,"end":190})"
+        "\n" +
+        mark("end", 0, 200) + complete);
+    ASSERT_EQ(r.repetitions[0].work.size(), 2u);
+    EXPECT_EQ(r.repetitions[0].kernels(), 0);
+    EXPECT_EQ(r.repetitions[0].work[0].what, gpu_activity::kind::copy);
+    EXPECT_EQ(r.repetitions[0].work[0].from, "pageable");
+    EXPECT_EQ(r.repetitions[0].span(), 60u);
+}
+
+TEST(GpuRecord, ACallThatCausedNoWorkHasNoSpan) {
+    const auto r = parsed(header + mark("begin", 0, 100) + mark("end", 0, 200) + complete);
+    EXPECT_EQ(r.repetitions[0].span(), 0u);
+    EXPECT_EQ(r.repetitions[0].kernels(), 0);
+}
+
+TEST(GpuRecord, WorkWhoseCallIsNotInTheRecordBelongsToNoCall) {
+    const auto r = parsed(header + mark("begin", 0, 100) + kernel("k", 5, 13, 150, 160) + mark("end", 0, 200));
+    EXPECT_TRUE(r.repetitions[0].work.empty());
+    EXPECT_EQ(r.outside.size(), 1u);
+    EXPECT_FALSE(r.complete);
+}
+
+TEST(GpuRecord, RefusesWhatNoRecorderWrites) {
+    EXPECT_EQ(refused(""), "it is empty");
+    EXPECT_EQ(refused(R"({"record":"something else","version":1,"nonce":"x"})"), "it does not start as a recorder's record does");
+    EXPECT_EQ(refused(R"({"record":"course-gpu-record","version":2,"nonce":"x"})"),
+              "it does not start as a recorder's record does");
+    EXPECT_EQ(refused(header + "not json\n"), "line 2 is not a record");
+    EXPECT_EQ(refused(header + R"({"surprise":1})"), "line 2 is of no kind a recorder writes");
+    EXPECT_EQ(refused(header + R"({"kernel":"k","corr":1,"stream":1,"context":1,"start":9,"end":3})"),
+              "line 2 is damaged GPU work");
+    EXPECT_EQ(refused(header + R"({"kernel":"k","corr":-1,"stream":1,"context":1,"start":1,"end":3})"),
+              "line 2 is damaged GPU work");
+    EXPECT_EQ(refused(header + R"({"mark":"begin","rep":99999,"t":1})"), "line 2 is a damaged mark");
+    EXPECT_EQ(refused(std::string(65 << 20, ' ')), "the record is larger than any recorder writes");
+}
+
+TEST(GpuRecord, RefusesMarksOutOfStep) {
+    EXPECT_EQ(refused(header + mark("begin", 0, 1) + mark("begin", 0, 2)), "repetition 0 is marked twice");
+    EXPECT_EQ(refused(header + mark("begin", 0, 1)), "the marks of repetition 0 are missing or out of order");
+    EXPECT_EQ(refused(header + mark("begin", 0, 5) + mark("end", 0, 1)),
+              "the marks of repetition 0 are missing or out of order");
+    EXPECT_EQ(refused(header + mark("begin", 1, 1) + mark("end", 1, 2)),
+              "the marks of repetition 1 are missing or out of order");
+    EXPECT_EQ(refused(header + mark("begin", 0, 1) + mark("end", 0, 10) + mark("begin", 1, 5) + mark("end", 1, 20)),
+              "repetition 1 begins before the one before it ends");
+}
+
+TEST(GpuRecord, KernelNamesReadAsCode) {
+    EXPECT_EQ(course::testing::readable_kernel_name("_Z6vecaddPKfS0_Pfm"), "vecadd(...)");
+    EXPECT_EQ(course::testing::readable_kernel_name("not_mangled"), "not_mangled");
+}

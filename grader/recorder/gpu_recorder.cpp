@@ -1,0 +1,174 @@
+// The grader's recorder: a small library that the graded-test harness loads
+// into the student's test program when the grader names it
+// (COURSE_GPU_RECORDER). During a timed test it asks CUPTI, NVIDIA's
+// profiling interface, for a record of everything the GPU did: every kernel,
+// copy and memset with the GPU's own start and end times, its stream and
+// context, and the API call (runtime or driver) that caused it. It writes
+// that record as JSON lines (course/testing/gpu_record.hpp has the format);
+// the judge reads it and takes the test's time from it, never from a timer
+// the student's code could stop, skip or bracket the wrong way.
+//
+// Between timed tests nothing is recorded, so the correctness tests run at
+// full speed. The harness calls, in order:
+//   course_gpu_record_start(path, nonce)   once per timed test
+//   course_gpu_record_mark("begin", k) ... course_gpu_record_mark("end", k)
+//   course_gpu_record_stop()               flushes CUPTI and closes the file
+#include <cupti.h>
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "course/testing/gpu_record.hpp"
+
+namespace {
+
+using nlohmann::json;
+
+// CUPTI hands back full buffers from a thread of its own, and marks come
+// from the test's thread: one lock keeps lines whole.
+std::mutex file_lock;
+std::FILE* record_file = nullptr;
+bool callbacks_registered = false;
+
+constexpr CUpti_ActivityKind recorded_kinds[] = {
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
+};
+
+void write_line(const json& line) {
+    const std::string text = line.dump() + "\n";
+    std::lock_guard<std::mutex> hold(file_lock);
+    if (record_file) std::fwrite(text.data(), 1, text.size(), record_file);
+}
+
+const char* memory_kind(std::uint8_t kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_MEMORY_KIND_PAGEABLE: return "pageable";
+        case CUPTI_ACTIVITY_MEMORY_KIND_PINNED: return "pinned";
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE: return "device";
+        case CUPTI_ACTIVITY_MEMORY_KIND_ARRAY: return "array";
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED: return "managed";
+        case CUPTI_ACTIVITY_MEMORY_KIND_DEVICE_STATIC: return "device static";
+        case CUPTI_ACTIVITY_MEMORY_KIND_MANAGED_STATIC: return "managed static";
+        default: return "unknown";
+    }
+}
+
+const char* copy_kind(std::uint8_t kind) {
+    switch (kind) {
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD: return "HtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH: return "DtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD: return "DtoD";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH: return "HtoH";
+        case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP: return "PtoP";
+        default: return "other";
+    }
+}
+
+json api_line(const CUpti_ActivityAPI& call) {
+    const char* name = nullptr;
+    const auto domain =
+        call.kind == CUPTI_ACTIVITY_KIND_RUNTIME ? CUPTI_CB_DOMAIN_RUNTIME_API : CUPTI_CB_DOMAIN_DRIVER_API;
+    if (cuptiGetCallbackName(domain, call.cbid, &name) != CUPTI_SUCCESS || !name) name = "unknown";
+    return {{"api", name}, {"corr", call.correlationId}, {"start", call.start}, {"end", call.end},
+            {"thread", call.threadId}};
+}
+
+void write_activity(const CUpti_Activity* record) {
+    switch (record->kind) {
+        case CUPTI_ACTIVITY_KIND_RUNTIME:
+        case CUPTI_ACTIVITY_KIND_DRIVER:
+            write_line(api_line(*reinterpret_cast<const CUpti_ActivityAPI*>(record)));
+            break;
+        case CUPTI_ACTIVITY_KIND_KERNEL:
+        case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+            const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            write_line({{"kernel", k.name ? k.name : "unknown"}, {"corr", k.correlationId}, {"stream", k.streamId},
+                        {"context", k.contextId}, {"device", k.deviceId}, {"start", k.start}, {"end", k.end},
+                        {"grid", {k.gridX, k.gridY, k.gridZ}}, {"block", {k.blockX, k.blockY, k.blockZ}}});
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMCPY: {
+            const auto& c = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+            write_line({{"copy", copy_kind(c.copyKind)}, {"from", memory_kind(c.srcKind)},
+                        {"to", memory_kind(c.dstKind)}, {"bytes", c.bytes}, {"corr", c.correlationId},
+                        {"stream", c.streamId}, {"context", c.contextId}, {"start", c.start}, {"end", c.end}});
+            break;
+        }
+        case CUPTI_ACTIVITY_KIND_MEMSET: {
+            const auto& m = *reinterpret_cast<const CUpti_ActivityMemset4*>(record);
+            write_line({{"memset", memory_kind(static_cast<std::uint8_t>(m.memoryKind))}, {"bytes", m.bytes},
+                        {"corr", m.correlationId}, {"stream", m.streamId}, {"context", m.contextId},
+                        {"start", m.start}, {"end", m.end}});
+            break;
+        }
+        default:
+            break;
+    }
+}
+
+constexpr std::size_t buffer_bytes = std::size_t{4} << 20;
+constexpr std::size_t buffer_alignment = 8;
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+    *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(buffer_alignment, buffer_bytes));
+    *size = *buffer ? buffer_bytes : 0;
+    *max_records = 0;  // as many as fit
+}
+
+void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uint8_t* buffer, std::size_t,
+                               std::size_t valid) {
+    CUpti_Activity* record = nullptr;
+    while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) write_activity(record);
+    std::size_t dropped = 0;
+    if (cuptiActivityGetNumDroppedRecords(context, stream, &dropped) == CUPTI_SUCCESS && dropped > 0)
+        write_line({{"dropped", dropped}});
+    std::free(buffer);
+}
+
+}  // namespace
+
+extern "C" {
+
+int course_gpu_record_start(const char* path, const char* nonce) {
+    if (!callbacks_registered) {
+        if (const CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
+            r != CUPTI_SUCCESS)
+            return static_cast<int>(r);
+        callbacks_registered = true;
+    }
+    {
+        std::lock_guard<std::mutex> hold(file_lock);
+        if (record_file) std::fclose(record_file);
+        record_file = std::fopen(path, "w");
+        if (!record_file) return -1;
+    }
+    write_line({{"record", "course-gpu-record"}, {"version", 1}, {"nonce", nonce ? nonce : ""}});
+    for (const CUpti_ActivityKind kind : recorded_kinds)
+        if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) return static_cast<int>(r);
+    return 0;
+}
+
+void course_gpu_record_mark(const char* what, int repetition) {
+    std::uint64_t now = 0;
+    cuptiGetTimestamp(&now);
+    write_line({{"mark", what ? what : ""}, {"rep", repetition}, {"t", now}});
+}
+
+int course_gpu_record_stop() {
+    // Forced: buffers still being filled are handed over too.
+    const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+    for (const CUpti_ActivityKind kind : recorded_kinds) cuptiActivityDisable(kind);
+    if (flushed == CUPTI_SUCCESS) write_line({{"complete", true}});
+    std::lock_guard<std::mutex> hold(file_lock);
+    if (record_file) std::fclose(record_file);
+    record_file = nullptr;
+    return flushed == CUPTI_SUCCESS ? 0 : static_cast<int>(flushed);
+}
+
+}  // extern "C"
