@@ -136,3 +136,72 @@ TEST(GpuRecord, KernelNamesReadAsCode) {
     EXPECT_EQ(course::testing::readable_kernel_name("_Z6vecaddPKfS0_Pfm"), "vecadd(...)");
     EXPECT_EQ(course::testing::readable_kernel_name("not_mangled"), "not_mangled");
 }
+
+// Records the grader's recorder wrote on an H200 (NVIDIA H200, CUDA 13.0,
+// driver 580), during lesson01's and lesson03's timed tests: 20 calls each.
+namespace {
+
+gpu_record captured(const std::string& name) {
+    std::string why;
+    const auto record = course::testing::read_gpu_record(std::string(COURSE_TEST_FIXTURES) + "/gpu_record/" + name, why);
+    EXPECT_TRUE(record) << name << ": " << why;
+    return record.value_or(gpu_record{});
+}
+
+bool from_harness(const gpu_activity& a) { return a.name.find("course_harness_") != std::string::npos; }
+
+}  // namespace
+
+TEST(GpuRecordCapturedOnH200, TheSolutionRunsOneKernelInEveryCall) {
+    const auto r = captured("vecadd_solution_h200.gpu_record");
+    ASSERT_EQ(r.repetitions.size(), 20u);
+    EXPECT_TRUE(r.complete);
+    EXPECT_EQ(r.dropped, 0u);
+    for (const auto& call : r.repetitions) {
+        ASSERT_EQ(call.kernels(), 1) << "call " << call.index;
+        EXPECT_EQ(course::testing::readable_kernel_name(call.work[0].name),
+                  "lesson01::vecadd4_kernel(...)");
+        // 2^27 floats in, 2^26 * 2 more: a few hundred microseconds on an H200.
+        EXPECT_GT(call.span(), 100'000u);
+        EXPECT_LT(call.span(), 2'000'000u);
+    }
+    // What ran between the calls is the harness's: fresh inputs, reading the output.
+    for (const auto& a : r.outside)
+        if (a.what == gpu_activity::kind::kernel) EXPECT_TRUE(from_harness(a)) << a.name;
+}
+
+TEST(GpuRecordCapturedOnH200, AMemoizedCallShowsNoWorkAtAll) {
+    const auto r = captured("vecadd_memoized_h200.gpu_record");
+    ASSERT_EQ(r.repetitions.size(), 20u);
+    for (const auto& call : r.repetitions) {
+        EXPECT_EQ(call.kernels(), 0);
+        EXPECT_TRUE(call.work.empty());
+        EXPECT_EQ(call.span(), 0u);
+    }
+}
+
+TEST(GpuRecordCapturedOnH200, AKernelOnASideStreamIsTheCallsAndTimedInFull) {
+    const auto solution = captured("vecadd_solution_h200.gpu_record");
+    const auto r = captured("vecadd_side_stream_h200.gpu_record");
+    ASSERT_EQ(r.repetitions.size(), 20u);
+    // The harness fills its inputs on the stream it hands the call.
+    std::uint32_t callers_stream = 0;
+    for (const auto& a : r.outside)
+        if (a.name.find("course_harness_fill_fresh") != std::string::npos) callers_stream = a.stream;
+    for (const auto& call : r.repetitions) {
+        ASSERT_EQ(call.kernels(), 1);
+        EXPECT_NE(call.work[0].stream, callers_stream);
+        EXPECT_EQ(course::testing::readable_kernel_name(call.work[0].name), "lesson01::vecadd_slow_kernel(...)");
+        // Eight blocks: far slower than the solution's kernel, and timed so.
+        EXPECT_GT(call.span(), 20 * solution.repetitions[call.index].span());
+    }
+}
+
+TEST(GpuRecordCapturedOnH200, ADriverApiLaunchIsRecordedLikeAnyOther) {
+    const auto r = captured("saxpy_driver_solution_h200.gpu_record");
+    ASSERT_EQ(r.repetitions.size(), 20u);
+    for (const auto& call : r.repetitions) {
+        ASSERT_EQ(call.kernels(), 1);
+        EXPECT_EQ(call.work[0].name, "saxpy");
+    }
+}
