@@ -56,6 +56,7 @@ std::uint64_t inputs_seed(int k) { return seed() * 1000 + static_cast<std::uint6
 // Drawn from the operating system's entropy once the call has returned: the
 // code under test cannot know them in advance.
 std::vector<std::uint64_t> positions_nobody_knows(std::size_t size) {
+    if (size == 0) return {};
     std::vector<std::uint64_t> positions{0, size - 1};
     std::random_device entropy;
     std::uniform_int_distribution<std::uint64_t> pick(0, size - 1);
