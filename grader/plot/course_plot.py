@@ -73,7 +73,8 @@ def load(path):
             doc = json.load(f)
     except (OSError, json.JSONDecodeError) as e:
         raise PlotError(f"cannot read {path}: {e}")
-    if not str(doc.get("schema", "")).startswith("course-bench/"):
+    # `grader run --timeline` writes a timeline of its own (course-timeline/).
+    if not str(doc.get("schema", "")).startswith(("course-bench/", "course-timeline/")):
         raise PlotError(f"{path} is not a `grader bench` file (no course-bench schema)")
     return doc
 
@@ -330,7 +331,7 @@ def plot_timeline(doc, output, runs_wanted):
     timelines = doc.get("timelines", {})
     if not timelines:
         raise PlotError("this file has no timeline (only lesson05's benchmark records one)")
-    impl = "solution" if "solution" in timelines else sorted(timelines)[0]
+    impl = "solution" if "solution" in timelines else sorted(timelines)[0]  # grader run --timeline: "your code"
     timeline = timelines[impl]
     runs = [r for r in timeline.get("runs", []) if not runs_wanted or r["name"] in runs_wanted]
     if not runs_wanted and len(runs) > 4:
@@ -343,9 +344,11 @@ def plot_timeline(doc, output, runs_wanted):
         names = ", ".join(r["name"] for r in timeline.get("runs", []))
         raise PlotError(f"no timeline run to draw; the file has: {names}")
 
-    colours = {"h2d": "#4878d0", "kernel": "#6acc64", "d2h": "#ee854a"}
-    labels = {"h2d": "copy in (host to device)", "kernel": "kernel", "d2h": "copy out (device to host)"}
-    lane = {"h2d": 0.0, "kernel": 0.3, "d2h": 0.6}  # a stream's row holds three thin lanes
+    colours = {"h2d": "#4878d0", "kernel": "#6acc64", "d2h": "#ee854a", "other": "#9a9a9a"}
+    labels = {"h2d": "copy in (host to device)", "kernel": "kernel", "d2h": "copy out (device to host)",
+              "other": "other GPU work (memset, copy within the GPU)"}
+    # A stream's row holds three thin lanes; other work shares the kernel's.
+    lane = {"h2d": 0.0, "kernel": 0.3, "d2h": 0.6, "other": 0.3}
     end = max((e["end_ms"] for r in runs for e in r["entries"]), default=1.0)
     heights = [max(r["streams"], 1) + 1 for r in runs]
     fig, axes = plt.subplots(len(runs), 1, figsize=(13, 1.6 + 0.5 * sum(heights)), squeeze=False, sharex=True,
@@ -354,7 +357,7 @@ def plot_timeline(doc, output, runs_wanted):
         for e in run["entries"]:
             y = e["stream"] + lane[e["kind"]]
             ax.broken_barh([(e["start_ms"], e["end_ms"] - e["start_ms"])], (y, 0.28), color=colours[e["kind"]])
-            if run.get("chunks", 99) <= 16:
+            if "chunk" in e and run.get("chunks", 99) <= 16:
                 ax.text((e["start_ms"] + e["end_ms"]) / 2, y + 0.14, str(e["chunk"]), ha="center", va="center",
                         fontsize=7)
         ax.set_yticks([s + 0.45 for s in range(run["streams"])])
@@ -364,14 +367,19 @@ def plot_timeline(doc, output, runs_wanted):
         title = f"{run['name']}: {run['total_ms']:.2f} ms"
         if run.get("serial_ms"):
             title += f"  (serial {run['serial_ms']:.2f} ms: {run['serial_ms'] / run['total_ms']:.2f}x faster)"
+        if run.get("overlap"):
+            title += f"  (copies and kernels overlapped: {run['overlap']:.2f}x)"
         ax.set_title(title, fontsize=11, loc="left")
         ax.grid(True, axis="x", alpha=0.3)
-    axes[-1, 0].set_xlabel("ms since the first step started (GPU clock, from events)", fontsize=12)
+    clock = timeline.get("clock", "events")
+    axes[-1, 0].set_xlabel(f"ms since the first step started (GPU clock, from {clock})", fontsize=12)
     lesson = doc.get("lesson", {})
     mib = timeline.get("bytes_each_way", 0) / 2**20
     fig.suptitle(f"{lesson.get('id', '')} {lesson.get('title', '')}: timeline of {impl}, {mib:.0f} MiB each way\n"
                  f"{context_line(doc)}", x=0.01, ha="left", fontsize=13)
-    fig.legend(handles=[Patch(color=colours[k], label=labels[k]) for k in colours], loc="upper right", ncol=3,
+    drawn = {e["kind"] for r in runs for e in r["entries"]}
+    fig.legend(handles=[Patch(color=colours[k], label=labels[k]) for k in colours if k in drawn or k != "other"],
+               loc="upper right", ncol=3,
                fontsize=10)
     fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(output, dpi=150)

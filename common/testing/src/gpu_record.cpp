@@ -23,10 +23,6 @@ constexpr std::size_t max_lines = 1'000'000;
 constexpr std::size_t max_name_bytes = 4096;
 constexpr int max_repetitions = 10'000;
 
-struct api_call {
-    std::uint64_t start = 0;
-};
-
 struct mark_pair {
     std::optional<std::uint64_t> begin, end;
 };
@@ -78,7 +74,7 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
     if (text.size() > max_record_bytes) return refuse("the record is larger than any recorder writes");
 
     gpu_record record;
-    std::map<std::uint32_t, api_call> calls;  // by correlation id
+    std::map<std::uint32_t, gpu_api_call> calls;  // by correlation id
     std::map<int, mark_pair> marks;
     std::vector<gpu_activity> work;
     bool header = false;
@@ -109,11 +105,12 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
             if (slot) return refuse("repetition " + std::to_string(rep->get<int>()) + " is marked twice");
             slot = t;
         } else if (line.contains("api")) {
-            std::uint32_t corr = 0;
-            api_call call;
-            if (!read_number(line, "corr", corr) || !read_number(line, "start", call.start))
+            gpu_api_call call;
+            if (!read_text(line, "api", call.name) || !read_number(line, "corr", call.correlation) ||
+                !read_number(line, "start", call.start) || !read_number(line, "end", call.end) ||
+                call.end < call.start)
                 return refuse("line " + std::to_string(lines) + " is a damaged API call");
-            calls[corr] = call;
+            calls[call.correlation] = std::move(call);
         } else if (line.contains("kernel") || line.contains("copy") || line.contains("memset")) {
             gpu_activity a;
             const bool kernel = line.contains("kernel"), copy = line.contains("copy");
@@ -141,7 +138,7 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
             return refuse("the marks of repetition " + std::to_string(index) + " are missing or out of order");
         if (!record.repetitions.empty() && *pair.begin < record.repetitions.back().end)
             return refuse("repetition " + std::to_string(index) + " begins before the one before it ends");
-        record.repetitions.push_back({index, *pair.begin, *pair.end, {}});
+        record.repetitions.push_back({index, *pair.begin, *pair.end, {}, {}});
     }
     // Each piece of work goes to the repetition during which its API call was made.
     for (auto& a : work) {
@@ -157,8 +154,18 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
             record.outside.push_back(std::move(a));
         }
     }
-    auto by_start = [](const gpu_activity& x, const gpu_activity& y) { return x.start < y.start; };
-    for (auto& r : record.repetitions) std::sort(r.work.begin(), r.work.end(), by_start);
+    // And each API call to the repetition during which it was made.
+    for (const auto& [corr, call] : calls)
+        for (auto& r : record.repetitions)
+            if (call.start >= r.begin && call.start <= r.end) {
+                r.calls.push_back(call);
+                break;
+            }
+    auto by_start = [](const auto& x, const auto& y) { return x.start < y.start; };
+    for (auto& r : record.repetitions) {
+        std::sort(r.work.begin(), r.work.end(), by_start);
+        std::sort(r.calls.begin(), r.calls.end(), by_start);
+    }
     std::sort(record.outside.begin(), record.outside.end(), by_start);
     return record;
 }

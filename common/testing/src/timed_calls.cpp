@@ -1,12 +1,14 @@
 #include "course/testing/timed_calls.hpp"
 
 #include <dlfcn.h>
+#include <unistd.h>
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <filesystem>
 #include <random>
 #include <vector>
 
@@ -34,9 +36,11 @@ struct recorder {
     gpu_record_stop_fn stop = nullptr;
 };
 
-const recorder* grader_recorder() {
-    static const recorder* loaded = []() -> const recorder* {
-        const char* path = std::getenv(gpu_recorder_variable);
+// The recorder at `path`, loaded the first time (a process records with one
+// recorder: the grader's, or outside the grader the build's); nullptr where
+// there is none.
+const recorder* grader_recorder(const char* path) {
+    static const recorder* loaded = [path]() -> const recorder* {
         if (!path || !*path) return nullptr;
         // Kept loaded for the rest of the process: CUPTI hands it buffers.
         void* library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -48,6 +52,16 @@ const recorder* grader_recorder() {
         return r.start && r.mark && r.stop ? &r : nullptr;
     }();
     return loaded;
+}
+
+// The recorder this build made, for runs outside the grader (ctest); the
+// build names it (COURSE_BUILT_GPU_RECORDER) where CUPTI let it be built.
+const char* built_recorder() {
+#ifdef COURSE_BUILT_GPU_RECORDER
+    return COURSE_BUILT_GPU_RECORDER;
+#else
+    return nullptr;
+#endif
 }
 
 // The seed of repetition k's inputs; the warm-up call gets the last one.
@@ -109,18 +123,11 @@ void report_outputs(const timed_calls& work, const output_findings& f) {
 
 bool is_harness_kernel(const gpu_activity& a) { return a.name.find("course_harness_") != std::string::npos; }
 
-// The GPU time per call from the record, or nullopt after saying why not.
-std::optional<double> time_from_record(const timed_calls& work, const std::string& path) {
-    const char* nonce = std::getenv(gpu_record_nonce_variable);
-    if (!nonce || !*nonce) {
-        ADD_FAILURE() << "the grader has no GPU recorder (it was built without CUPTI), so the speed of " << work.name
-                      << " cannot be graded from the GPU's own record. Build the course with the full CUDA "
-                         "toolkit (CUPTI is part of it).";
-        return std::nullopt;
-    }
+// The record of the calls, checked: nullopt after saying why it cannot be used.
+std::optional<gpu_record> checked_record(const timed_calls& work, const std::string& path, const std::string& nonce) {
     std::string why_not;
     const auto record = read_gpu_record(path, why_not);
-    auto refuse = [&](const std::string& why) -> std::optional<double> {
+    auto refuse = [&](const std::string& why) -> std::optional<gpu_record> {
         ADD_FAILURE() << "the GPU's record of the timed calls cannot be used: " << why
                       << ". The speed is graded from the record the grader's recorder takes; a record that is "
                          "missing or damaged earns nothing.";
@@ -134,12 +141,8 @@ std::optional<double> time_from_record(const timed_calls& work, const std::strin
         return refuse(fmt::format("it holds {} timed calls where the test made {}", record->repetitions.size(),
                                   work.repetitions));
 
-    int without_kernel = 0;
-    std::vector<double> ms;
-    for (const auto& r : record->repetitions) {
-        if (r.kernels() == 0) ++without_kernel;
-        ms.push_back(static_cast<double>(r.span()) / 1e6);
-    }
+    const auto without_kernel = std::count_if(record->repetitions.begin(), record->repetitions.end(),
+                                              [](const gpu_repetition& r) { return r.kernels() == 0; });
     if (without_kernel > 0) {
         ADD_FAILURE() << fmt::format(
             "in {} of {} timed calls of {} no kernel ran on the GPU: the GPU's record shows {}. The work must be "
@@ -158,39 +161,57 @@ std::optional<double> time_from_record(const timed_calls& work, const std::strin
             work.name, readable_kernel_name(a.name));
         return std::nullopt;
     }
-    return summarize(ms).median;
+    return record;
 }
 
-// The student's program: the calls, with the recorder's marks around each.
-std::optional<double> record_calls(const timed_calls& work, cudaStream_t stream) {
-    const recorder* r = grader_recorder();
-    const std::string path = evidence_file_for_this_test(gpu_record_suffix);
+// The nonce the grader gave this run; empty (after saying why that fails
+// the test) when it gave none.
+std::string grader_nonce(const timed_calls& work) {
     const char* nonce = std::getenv(gpu_record_nonce_variable);
+    if (nonce && *nonce) return nonce;
+    ADD_FAILURE() << "the grader has no GPU recorder (it was built without CUPTI), so the speed of " << work.name
+                  << " cannot be graded from the GPU's own record. Build the course with the full CUDA "
+                     "toolkit (CUPTI is part of it).";
+    return {};
+}
+
+// The calls, with the recorder's marks around each (when `r` is recording),
+// and what the output held before and after each, as evidence.
+void make_calls(const timed_calls& work, cudaStream_t stream, const recorder* r) {
     // What the output held before each call, so that a wrong answer can be
     // told apart from one left over ("the previous call's").
     device_array<float> before(work.output.size());
-    const bool recording = r && !path.empty() && r->start(path.c_str(), nonce ? nonce : "") == 0;
     for (int k = 0; k < work.repetitions; ++k) {
         work.fresh_inputs(inputs_seed(k), stream);
+        // cudaMemcpyDefault: the output may be pinned host memory (lesson05).
         CUDA_CHECK(cudaMemcpyAsync(before.data(), work.output.data(), before.size() * sizeof(float),
-                                   cudaMemcpyDeviceToDevice, stream));
+                                   cudaMemcpyDefault, stream));
         CUDA_CHECK(cudaDeviceSynchronize());
-        if (recording) r->mark("begin", k);
+        if (r) r->mark("begin", k);
         work.call(stream);
         // The whole device: work on a stream of the call's own counts too.
         CUDA_CHECK(cudaDeviceSynchronize());
-        if (recording) r->mark("end", k);
+        if (r) r->mark("end", k);
         const auto positions = observe("positions", positions_nobody_knows(work.output.size()));
         observe("values before the call", read_at(before.view(), positions));
         observe("values", read_at(work.output, positions));
     }
-    if (recording) r->stop();
-    verdict_left_to_judge();
-    return std::nullopt;
 }
 
-// The judge: the same calls with the reference, the student's values checked.
-std::optional<double> judge_calls(const timed_calls& work, cudaStream_t stream) {
+// The student's program: the calls, recorded.
+void record_calls(const timed_calls& work, cudaStream_t stream) {
+    const recorder* r = grader_recorder(std::getenv(gpu_recorder_variable));
+    const std::string path = evidence_file_for_this_test(gpu_record_suffix);
+    const char* nonce = std::getenv(gpu_record_nonce_variable);
+    const bool recording = r && !path.empty() && r->start(path.c_str(), nonce ? nonce : "") == 0;
+    make_calls(work, stream, recording ? r : nullptr);
+    if (recording) r->stop();
+    verdict_left_to_judge();
+}
+
+// The judge: the same calls with the reference, the student's values
+// checked, then the student's record checked.
+std::optional<gpu_record> judge_calls(const timed_calls& work, cudaStream_t stream) {
     output_findings findings;
     for (int k = 0; k < work.repetitions; ++k) {
         work.fresh_inputs(inputs_seed(k), stream);
@@ -216,7 +237,26 @@ std::optional<double> judge_calls(const timed_calls& work, cudaStream_t stream) 
         report_outputs(work, findings);
         return std::nullopt;
     }
-    return time_from_record(work, evidence_file_for_this_test(gpu_record_suffix));
+    const std::string nonce = grader_nonce(work);
+    if (nonce.empty()) return std::nullopt;
+    return checked_record(work, evidence_file_for_this_test(gpu_record_suffix), nonce);
+}
+
+// Outside the grader, with the recorder the build made: the calls recorded
+// into a file of this process's own and read back, unchecked.
+std::optional<gpu_record> record_here(const timed_calls& work, cudaStream_t stream) {
+    const recorder* r = grader_recorder(built_recorder());
+    if (!r) return std::nullopt;
+    const std::filesystem::path path = std::filesystem::temp_directory_path() /
+                                       fmt::format("course-{}-{}.gpu_record", getpid(), work.name);
+    if (r->start(path.c_str(), "here") != 0) return std::nullopt;
+    make_calls(work, stream, r);
+    r->stop();
+    std::string why_not;
+    auto record = read_gpu_record(path.string(), why_not);
+    std::filesystem::remove(path);
+    if (!record) ADD_FAILURE() << "the GPU's record of " << work.name << " cannot be read: " << why_not;
+    return record;
 }
 
 // Anywhere else: events around each call, on its stream.
@@ -235,21 +275,40 @@ double event_time_calls(const timed_calls& work, cudaStream_t stream) {
     return summarize(ms).median;
 }
 
+// One untimed call first: loading modules and the first touch of memory
+// are not the code's speed. Its inputs are the last call's seed + 1.
+void warm_up(const timed_calls& work, cudaStream_t stream) {
+    work.fresh_inputs(inputs_seed(work.repetitions), stream);
+    work.call(stream);
+    CUDA_CHECK(cudaDeviceSynchronize());
+}
+
 }  // namespace
 
 std::optional<double> time_calls(const timed_calls& work) {
     const course::stream stream;
-    // One untimed call first: loading modules and the first touch of memory
-    // are not the code's speed. Its inputs are the last call's seed + 1.
-    work.fresh_inputs(inputs_seed(work.repetitions), stream);
-    work.call(stream);
-    CUDA_CHECK(cudaDeviceSynchronize());
+    warm_up(work, stream);
+    std::optional<gpu_record> record;
     switch (current_evidence_mode()) {
-        case evidence_mode::record: return record_calls(work, stream);
+        case evidence_mode::record: record_calls(work, stream); return std::nullopt;
+        case evidence_mode::judge: record = judge_calls(work, stream); break;
+        case evidence_mode::off: return event_time_calls(work, stream);
+    }
+    if (!record) return std::nullopt;
+    std::vector<double> ms;
+    for (const auto& r : record->repetitions) ms.push_back(static_cast<double>(r.span()) / 1e6);
+    return summarize(ms).median;
+}
+
+std::optional<gpu_record> recorded_calls(const timed_calls& work) {
+    const course::stream stream;
+    warm_up(work, stream);
+    switch (current_evidence_mode()) {
+        case evidence_mode::record: record_calls(work, stream); return std::nullopt;
         case evidence_mode::judge: return judge_calls(work, stream);
         case evidence_mode::off: break;
     }
-    return event_time_calls(work, stream);
+    return record_here(work, stream);
 }
 
 }  // namespace course::testing

@@ -18,6 +18,7 @@ struct run_args {
     bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
     bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
     bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)
+    bool timeline = false;            // draw each timed test's streams from the GPU's record (run_timeline.hpp)
     std::string format = "text";      // text, json, gradescope, junit
     std::optional<std::filesystem::path> output;
     std::optional<unsigned long long> seed;

@@ -72,6 +72,9 @@ int main(int argc, char** argv) {
     run_cmd->add_flag("--profile", run.profile,
                       "profile every speed test's kernels with Nsight Compute (ncu) and show a table per test: time, "
                       "DRAM and SM throughput, sector use, bank conflicts, occupancy, local memory; also when they pass");
+    run_cmd->add_flag("--timeline", run.timeline,
+                      "after the report, draw what each timed test's call did on the GPU, stream by stream, from the "
+                      "GPU's own record: a sketch here and a picture in build/timelines/ (lesson05: the overlap)");
     run_cmd->add_option("--format", run.format, "report format")
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");

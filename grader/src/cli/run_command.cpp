@@ -11,6 +11,7 @@
 #include "checkout/context.hpp"
 #include "cli/attempt.hpp"
 #include "cli/commands.hpp"
+#include "cli/run_timeline.hpp"
 #include "report/formats.hpp"
 #include "run/grade.hpp"
 
@@ -78,6 +79,7 @@ int cmd_run(const common_args& common, const run_args& args) {
     if (text_to_terminal) std::cout << "\n" << format_text(report, {color, true});
     else std::cout << render(report, args.format, false);
 
+    if (args.timeline) show_timelines(m, lesson, variant_name, report, text_to_terminal ? std::cout : std::cerr);
     if (args.tests.empty()) remember_score(m, report, std::cerr);  // a partial run is no score
 
     if (report.count(test_status::skipped) > 0) return not_graded;

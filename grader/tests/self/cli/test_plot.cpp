@@ -7,6 +7,7 @@
 #include "checkout/context.hpp"
 #include "cli/commands.hpp"
 #include "course/temp_dir.hpp"
+#include "evidence/gpu_timeline.hpp"
 
 namespace grader {
 namespace {
@@ -52,6 +53,26 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PlotKinds,
                              std::string name = std::string(info.param.fixture).substr(6, 8) + "_" + info.param.kind;
                              return name;
                          });
+
+TEST(Plot, DrawsTheTimelineOfARunFromTheGpusRecord) {
+    // What `grader run lesson05 --timeline` draws: lesson05's solution,
+    // recorded on an H200 (common/tests/fixtures/gpu_record).
+    course::temp_dir evidence("grader-plot-test"), out("grader-plot-test");
+    std::filesystem::copy_file(std::string(COURSE_FIXTURES) + "/gpu_record/pipeline_solution_h200.gpu_record",
+                               evidence / "PipelinePerf.FourStreamsOverlap.evidence.gpu_record");
+    std::vector<std::string> problems;
+    const auto timelines = read_gpu_timelines(evidence.path(), problems);
+    ASSERT_EQ(timelines.size(), 1u);
+    std::ofstream(out / "timeline.json")
+        << timeline_plot_document(timelines, "lesson05", "streams and events", "NVIDIA H200 (sm_90)").dump();
+    plot_args args;
+    args.input = out / "timeline.json";
+    args.output = out / "timeline.png";
+    args.kind = "timeline";
+    ASSERT_EQ(cmd_plot({GRADER_BUILD_DIR}, args), 0);
+    EXPECT_TRUE(is_png(*args.output));
+    EXPECT_GT(std::filesystem::file_size(*args.output), 20'000u);
+}
 
 TEST(Plot, AMissingFileSaysWhereOneComesFrom) {
     plot_args args;

@@ -63,10 +63,20 @@ struct gpu_activity {
     std::uint64_t duration() const { return end > start ? end - start : 0; }
 };
 
+// A runtime or driver API call, on the host's clock (CUPTI's, as the GPU's).
+struct gpu_api_call {
+    std::string name;  // as CUPTI names it: "cudaMemcpyAsync_v3020", "cuStreamSynchronize"
+    std::uint64_t start = 0, end = 0;
+    std::uint32_t correlation = 0;  // the work it caused has the same
+    // The name without CUPTI's version and stream suffixes: "cudaMemcpyAsync".
+    std::string base_name() const { return name.substr(0, name.find('_')); }
+};
+
 struct gpu_repetition {
     int index = 0;
     std::uint64_t begin = 0, end = 0;   // the harness's marks around the call (host time)
     std::vector<gpu_activity> work;     // what the call caused, by start time
+    std::vector<gpu_api_call> calls;    // the API calls made during it, by start time
     int kernels() const;
     // From the first piece of work's start to the last one's end; 0 when none.
     std::uint64_t span() const;

@@ -42,6 +42,7 @@
 #include <string>
 
 #include "course/device_span.hpp"
+#include "course/testing/gpu_record.hpp"
 
 namespace course::testing {
 
@@ -52,7 +53,8 @@ struct timed_calls {
     std::function<void(std::uint64_t seed, cudaStream_t stream)> fresh_inputs;
     // The code under test, given the stream to work on.
     std::function<void(cudaStream_t stream)> call;
-    // What the call writes (the same array as an input, for in-place work).
+    // What the call writes (the same array as an input, for in-place work):
+    // device memory, or pinned host memory (the GPU reads it in place).
     device_span<const float> output;
     // How far a value may stray from the reference's, relative to its size
     // (at least 1): sums of many elements round differently.
@@ -60,5 +62,13 @@ struct timed_calls {
 };
 
 std::optional<double> time_calls(const timed_calls& work);
+
+// The same calls, for a test that grades more than a time (lesson05's
+// overlap, gpu_overlap.hpp): returns the record itself. In the judge, once
+// the outputs and the record passed every check above; nullopt in the
+// student's program, and in the judge after a failure. Anywhere else, the
+// calls are recorded in this process with the recorder the build made, and
+// nullopt where it made none.
+std::optional<gpu_record> recorded_calls(const timed_calls& work);
 
 }  // namespace course::testing
