@@ -73,7 +73,13 @@ inline std::filesystem::path metrics_dir(const run_options& o) { return o.log_di
 inline constexpr std::size_t max_event_line_bytes = 64 * 1024;
 inline constexpr std::size_t max_messages_per_test = 20;
 inline constexpr std::size_t max_message_bytes = 4096;
-// Every file a test program writes (its log, its evidence) is capped here.
+// Every file a test program writes (its evidence) is capped here.
 inline constexpr long long max_file_bytes = 1LL << 30;
+// Its output is not a file: the log keeps the first and the last this many
+// bytes of it and notes what was left out (system/capped_output.hpp), so a
+// program is graded as it would be without its prints.
+inline constexpr std::size_t kept_output_bytes = 64 * 1024;
+// A line of output quoted in a report ("last output:") is cut to this.
+inline constexpr std::size_t max_quoted_line_bytes = 300;
 
 }  // namespace grader

@@ -1,5 +1,7 @@
 #include "run/test_events.hpp"
 
+#include <fmt/format.h>
+
 #include <sstream>
 
 #include "run/run_options.hpp"
@@ -79,7 +81,14 @@ std::string last_output(const std::filesystem::path& log) {
             own.push_back(line);
     if (own.empty()) return {};
     std::string text = "last output:";
-    for (std::size_t i = own.size() > 6 ? own.size() - 6 : 0; i < own.size(); ++i) text += "\n" + own[i];
+    for (std::size_t i = own.size() > 6 ? own.size() - 6 : 0; i < own.size(); ++i) {
+        std::string line = own[i];
+        // A megabyte-long line would make the report that size: its start is enough.
+        if (line.size() > max_quoted_line_bytes)
+            line = fmt::format("{} ... ({} more characters)", line.substr(0, max_quoted_line_bytes),
+                               line.size() - max_quoted_line_bytes);
+        text += "\n" + line;
+    }
     return text;
 }
 

@@ -57,7 +57,8 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
                              max_file_bytes,
                              max_event_line_bytes,
                              untrusted ? options_.max_data_bytes : 0,
-                             untrusted ? options_.max_processes : 0});
+                             untrusted ? options_.max_processes : 0,
+                             kept_output_bytes});
         const bool again = run_one_process(child, log, remaining, results, {first, second});
         ignored_ += child.dropped_lines();
         if (!again) break;

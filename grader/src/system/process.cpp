@@ -19,6 +19,8 @@
 
 #include <fmt/format.h>
 
+#include "system/capped_output.hpp"
+
 namespace grader {
 
 namespace {
@@ -45,8 +47,15 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
     int pipe_fds[2] = {-1, -1};
     if (opts.events && pipe2(pipe_fds, O_CLOEXEC) != 0)
         throw std::runtime_error(fmt::format("pipe: {}", std::strerror(errno)));
-    const int out = ::open(opts.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out < 0) throw std::runtime_error(fmt::format("cannot write {}: {}", opts.output.string(), std::strerror(errno)));
+    int out = -1;
+    if (opts.keep_output_bytes > 0) {
+        output_ = std::make_unique<capped_output>(opts.output, opts.keep_output_bytes);
+        out = output_->write_end();
+    } else {
+        out = ::open(opts.output.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (out < 0)
+            throw std::runtime_error(fmt::format("cannot write {}: {}", opts.output.string(), std::strerror(errno)));
+    }
 
     std::vector<char*> argv;
     for (const auto& a : opts.argv) argv.push_back(const_cast<char*>(a.c_str()));
@@ -88,7 +97,8 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
         _exit(127);
     }
     setpgid(pid_, pid_);  // also here, so the group exists before any kill
-    ::close(out);
+    if (output_) output_->start();  // closes the grader's copy of the pipe
+    else ::close(out);
     if (opts.events) {
         ::close(pipe_fds[1]);
         events_read_ = pipe_fds[0];
@@ -151,15 +161,22 @@ void child_process::kill() {
     if (pid_ > 0 && !reaped_) ::kill(-pid_, SIGKILL);
 }
 
+exit_status child_process::reaped(int raw) {
+    reaped_ = true;
+    if (WIFSIGNALED(raw)) status_ = {true, WTERMSIG(raw)};
+    else status_ = {false, WEXITSTATUS(raw)};
+    // What is still in the pipe belongs to the log; a process the child left
+    // behind with the pipe open gets two seconds, not the grader's patience.
+    if (output_) output_->finish(std::chrono::seconds(2));
+    return status_;
+}
+
 exit_status child_process::wait() {
     if (reaped_) return status_;
     int raw = 0;
     while (waitpid(pid_, &raw, 0) < 0 && errno == EINTR) {
     }
-    reaped_ = true;
-    if (WIFSIGNALED(raw)) status_ = {true, WTERMSIG(raw)};
-    else status_ = {false, WEXITSTATUS(raw)};
-    return status_;
+    return reaped(raw);
 }
 
 std::optional<exit_status> child_process::try_wait() {
@@ -167,10 +184,7 @@ std::optional<exit_status> child_process::try_wait() {
     int raw = 0;
     const pid_t done = waitpid(pid_, &raw, WNOHANG);
     if (done != pid_) return std::nullopt;
-    reaped_ = true;
-    if (WIFSIGNALED(raw)) status_ = {true, WTERMSIG(raw)};
-    else status_ = {false, WEXITSTATUS(raw)};
-    return status_;
+    return reaped(raw);
 }
 
 exit_status run_command(const std::vector<std::string>& argv, const std::filesystem::path& output,

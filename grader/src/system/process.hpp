@@ -5,12 +5,15 @@
 // from outside rather than suffered.
 #include <chrono>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 namespace grader {
+
+class capped_output;
 
 struct exit_status {
     bool signaled = false;
@@ -30,6 +33,10 @@ public:
         std::size_t max_event_line = 64 * 1024;  // longer event lines are dropped
         long long max_data_bytes = 0;  // RLIMIT_DATA (heap and writable private memory); 0: none
         long long max_processes = 0;   // RLIMIT_NPROC (the kernel does not hold root to it); 0: none
+        // When not 0, the output goes through a pipe and the log keeps only
+        // the first and last this many bytes of it (capped_output.hpp):
+        // however much the child prints, it is never killed for it.
+        std::size_t keep_output_bytes = 0;
     };
 
     explicit child_process(const options& opts);
@@ -59,6 +66,9 @@ private:
     int dropped_lines_ = 0;
     bool reaped_ = false;
     exit_status status_;
+    std::unique_ptr<capped_output> output_;  // when the output is capped
+
+    exit_status reaped(int raw);
 };
 
 // Runs a command to completion; returns its exit status, output in `output`.

@@ -69,7 +69,18 @@ const bool cheat_before_main = [] {
 }();
 }  // namespace
 
+// Prints `bytes` of debugging output, in lines of `line` characters.
+void chatter(std::size_t bytes, std::size_t line) {
+    std::string text(line - 1, 'x');
+    text += '\n';
+    for (std::size_t done = 0; done < bytes; done += text.size()) std::fwrite(text.data(), 1, text.size(), stdout);
+    std::fflush(stdout);
+}
+
+// FAKE_CHATTY: a right answer after 2 GiB of debugging output, more than
+// the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
+    if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 
@@ -79,7 +90,10 @@ GRADED_HOST_TEST(Fake, Fails, 2, "a test that fails") {
     ADD_FAILURE() << "element 128: expected 1, got NaN (never written)";
 }
 
+// FAKE_LONG_LINES: lines of a megabyte each before the crash, which the
+// crash report quotes as the program's last output.
 GRADED_HOST_TEST(Fake, Crashes, 1, "a test that may crash") {
+    if (asked("FAKE_LONG_LINES")) chatter(std::size_t{8} << 20, std::size_t{1} << 20);
     if (asked("FAKE_CRASH")) std::raise(SIGSEGV);
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }

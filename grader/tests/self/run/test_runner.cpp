@@ -95,6 +95,40 @@ TEST(Runner, ACrashCostsOnlyItsOwnTest) {
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
 }
 
+TEST(Runner, GigabytesOfOutputAreNeitherKeptNorPunished) {
+    // 2 GiB of prints, twice the limit of any file the program writes: the
+    // test passes as it would without them, and the log keeps the first and
+    // last 64 KiB with a note of what was left out.
+    env_var chatty("FAKE_CHATTY");
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed) << all_messages(find(tests, "FakeHost.Passes"));
+    bool found_log = false;
+    for (const auto& entry : std::filesystem::directory_iterator(scratch_dir())) {
+        const std::string name = entry.path().filename().string();
+        if (entry.path().extension() != ".log" || name.rfind("run-", 0) != 0) continue;
+        const std::string text = grader::file_text(entry.path());
+        if (text.find("bytes of output left out here") == std::string::npos) continue;
+        found_log = true;
+        EXPECT_LT(entry.file_size(), 200u * 1024) << name;
+        EXPECT_NE(text.find("the first and last 64 KiB are kept"), std::string::npos);
+    }
+    EXPECT_TRUE(found_log) << "no log in " << scratch_dir() << " notes the output left out";
+}
+
+TEST(Runner, ACrashReportQuotesLongLinesShort) {
+    env_var crash("FAKE_CRASH"), long_lines("FAKE_LONG_LINES");
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Crashes"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    const auto& crashed = find(tests, "FakeHost.Crashes");
+    EXPECT_EQ(crashed.status, test_status::crashed);
+    const std::string messages = all_messages(crashed);
+    EXPECT_LT(messages.size(), 4096u) << messages.substr(0, 600);
+    EXPECT_NE(messages.find("more characters)"), std::string::npos) << messages.substr(0, 600);
+}
+
 TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
     env_var hang("FAKE_HANG");
     const auto start = std::chrono::steady_clock::now();
