@@ -1,5 +1,6 @@
 #include "run/grade.hpp"
 
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -31,16 +32,20 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
 }
 
 namespace {
-// The GPU a run is graded on, in the report's words.
-void describe_device(lesson_report& report, int device) {
+// The GPU a run is graded on, in the report's words; returns its PCI bus id
+// (empty without one).
+std::string describe_device(lesson_report& report, int device) {
     if (!course::has_device()) {
         report.no_gpu_reason = course::device_status().reason;
-        return;
+        return {};
     }
     try {
         report.device = course::query_device(device < 0 ? 0 : device).summary();
     } catch (const std::exception&) {
     }
+    char bus_id[32] = {};
+    if (cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, device < 0 ? 0 : device) != cudaSuccess) return {};
+    return bus_id;
 }
 }  // namespace
 
@@ -51,7 +56,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     report_.title = lesson.title;
     report_.variant = program.variant;
     report_.seed = options.seed;
-    describe_device(report_, options.device);
+    run_.gpu_pci_bus_id = describe_device(report_, options.device);
 
     // The judge: the same graded tests built against the reference solution.
     const variant_info* judge = lesson.variant("solution");

@@ -39,6 +39,10 @@ struct run_options {
     // correctness tests share it, and its timed tests wait until it is
     // theirs alone (gpu_gate.hpp).
     gpu_gate* gate = nullptr;
+    // The GPU the run is graded on, as its PCI bus id ("00000000:19:00.0"):
+    // a test stopped at its time limit is explained from how busy it was
+    // (time_limit.hpp). Empty without a GPU.
+    std::string gpu_pci_bus_id;
     // Added to the environment of every process of the run, the judge's
     // too (CUDA_VISIBLE_DEVICES: which GPU the run is graded on).
     std::vector<std::pair<std::string, std::string>> env;

@@ -7,6 +7,7 @@
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
+#include "run/time_limit.hpp"
 
 namespace grader {
 
@@ -149,7 +150,9 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
             }
             return true;
         }
-        // The deadline passed.
+        // The deadline passed. How busy the GPU was is read before the kill,
+        // which would end any kernel of the program's.
+        const std::optional<int> busy = current.empty() ? std::nullopt : gpu_busy_percent(options_.gpu_pci_bus_id);
         child.kill();
         child.wait();
         if (current.empty()) {
@@ -160,8 +163,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         }
         finish(current, {test_status::timed_out,
                          {fmt::format("stopped after {} s: the test did not finish.", limit_.count() / 1000),
-                          "A kernel that never ends looks like this: a loop whose condition never "
-                          "changes, or a __syncthreads() that not every thread of the block reaches."},
+                          what_the_stopped_test_was_doing(busy, options_.gate != nullptr)},
                          elapsed_ms()});
         return true;
     }
