@@ -152,7 +152,9 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         }
         // The deadline passed. How busy the GPU was is read before the kill,
         // which would end any kernel of the program's.
-        const std::optional<int> busy = current.empty() ? std::nullopt : gpu_busy_percent(options_.gpu_pci_bus_id);
+        const gpu_reading seen = current.empty() ? gpu_reading{}
+                                                 : read_gpu_before_kill(options_.gpu_pci_bus_id,
+                                                                        options_.gate != nullptr, child.pid());
         child.kill();
         child.wait();
         if (current.empty()) {
@@ -163,7 +165,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         }
         finish(current, {test_status::timed_out,
                          {fmt::format("stopped after {} s: the test did not finish.", limit_.count() / 1000),
-                          what_the_stopped_test_was_doing(busy, options_.gate != nullptr)},
+                          what_the_stopped_test_was_doing(seen)},
                          elapsed_ms()});
         return true;
     }

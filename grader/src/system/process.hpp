@@ -55,6 +55,8 @@ public:
     // The exit status if the child has ended, without waiting (reaps it).
     std::optional<exit_status> try_wait();
 
+    int pid() const { return pid_; }
+
     static constexpr int events_fd = 3;
 
 private:

@@ -1,0 +1,38 @@
+// The processes a child started, read from the real /proc: a shell that
+// starts two sleeps, one of them through a second shell.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <thread>
+
+#include "course/temp_dir.hpp"
+#include "system/process.hpp"
+#include "system/process_tree.hpp"
+
+namespace grader {
+
+TEST(ProcessTree, FindsChildrenAndGrandchildren) {
+    course::temp_dir dir("grader-process-tree");
+    child_process::options opts;
+    opts.argv = {"/bin/sh", "-c", "sleep 30 & sh -c 'sleep 30 & wait' & wait"};
+    opts.output = dir / "out.log";
+    child_process shell(opts);
+    // Both sleeps and the inner shell: four processes in all, once started.
+    std::vector<int> tree;
+    for (int tries = 0; tries < 200 && tree.size() < 4; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        tree = process_and_descendants(shell.pid());
+    }
+    shell.kill();
+    shell.wait();
+    ASSERT_EQ(tree.size(), 4u);
+    EXPECT_EQ(tree.front(), shell.pid());
+    EXPECT_EQ(std::count(tree.begin(), tree.end(), shell.pid()), 1);
+}
+
+TEST(ProcessTree, AProcessThatIsGoneIsItselfAlone) {
+    EXPECT_EQ(process_and_descendants(999'999'999), std::vector<int>{999'999'999});
+}
+
+}  // namespace grader
