@@ -38,7 +38,7 @@ template <class T>
 struct input {
     std::string name;
     std::vector<T> host;
-    course::device_array<T> device;
+    course::testing::guard_paged_array<T> device;  // ends where mapped memory ends
 
     course::device_span<const T> view() const { return device.view(); }
     // count elements from `offset`: a view that starts mid-allocation.

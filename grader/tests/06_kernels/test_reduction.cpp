@@ -174,7 +174,7 @@ template <class T>
 struct matrix_input {
     std::size_t rows, cols, pitch;
     std::vector<T> host;  // dense, rows x cols
-    course::device_array<T> device;
+    course::testing::guard_paged_array<T> device;  // ends where mapped memory ends
 
     course::device_span_2d<const T> view() const { return {device.data(), rows, cols, pitch}; }
 };
@@ -186,8 +186,8 @@ matrix_input<T> make_matrix(std::size_t rows, std::size_t cols, std::size_t pitc
     std::vector<T> padded(rows * pitch, std::numeric_limits<T>::quiet_NaN());
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c) padded[r * pitch + c] = values.host[r * cols + c];
-    matrix_input<T> m{rows, cols, pitch, std::move(values.host), course::device_array<T>(0)};
-    m.device = course::device_array<T>::from_host(padded);
+    matrix_input<T> m{rows, cols, pitch, std::move(values.host), {}};
+    m.device = course::testing::guard_paged_array<T>::from_host(padded);
     return m;
 }
 

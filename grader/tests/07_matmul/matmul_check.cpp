@@ -30,6 +30,7 @@
 namespace lesson07::testing {
 
 using course::with_commas;
+using course::testing::after_the_matrix;
 using course::testing::guarded_matrix;
 
 const char* name_of(version v) {
@@ -522,7 +523,10 @@ void check_product(const std::string& name, const multiply_fn& multiply, const p
                                          course::derive_seed(course::testing::seed(), "b"));
     }
 
-    guarded_matrix<float> a_dev(s.m, s.k, s.pitch_a), b_dev(s.k, s.n, s.pitch_b);
+    // The inputs end where mapped memory ends: a read past A's last row or
+    // B's last element faults (guard_paged.hpp), even when the answer is right.
+    guarded_matrix<float> a_dev(s.m, s.k, s.pitch_a, after_the_matrix::unmapped);
+    guarded_matrix<float> b_dev(s.k, s.n, s.pitch_b, after_the_matrix::unmapped);
     guarded_matrix<float> c_dev(s.m, s.n, s.pitch_c);  // poisoned: NaN everywhere
     a_dev.fill(a.values);
     b_dev.fill(b.values);

@@ -8,7 +8,8 @@
 //
 // test_input<T>: random values on the host and the same values on the
 // device, so a test can compute the reference and check the input was not
-// modified.
+// modified. The device copy ends where mapped memory ends (guard_paged.hpp):
+// a kernel that reads past it faults, even if its answer comes out right.
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "course/error.hpp"
 #include "course/random.hpp"
 #include "course/testing/evidence.hpp"
+#include "course/testing/guard_paged.hpp"
 
 namespace course::testing {
 
@@ -70,7 +72,7 @@ template <class T>
 struct test_input {
     std::string name;
     std::vector<T> host;
-    device_array<T> device;
+    guard_paged_array<T> device;
 
     device_span<const T> view() const { return device.view(); }
 };

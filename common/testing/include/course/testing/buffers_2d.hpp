@@ -10,7 +10,8 @@
 // the padding or the guard after lands outside the matrix, and guard_writes()
 // finds it. Filled with values (fill) it is the input and output of an
 // in-place kernel; left poisoned, an element still NaN afterwards was never
-// written.
+// written. An input can instead end where mapped memory ends
+// (after_the_matrix::unmapped): a kernel that reads past its last row faults.
 //
 // What to_host(), guard_writes() and first_difference() read back is
 // evidence (evidence.hpp): it passes through observe().
@@ -26,6 +27,7 @@
 #include "course/device_span_2d.hpp"
 #include "course/error.hpp"
 #include "course/testing/evidence.hpp"
+#include "course/testing/guard_paged.hpp"
 
 namespace course::testing {
 
@@ -48,16 +50,25 @@ struct guard_report {
     bool clean() const { return before == 0 && padding == 0 && after == 0; }
 };
 
+// What lies after the matrix's last row (see the header comment).
+enum class after_the_matrix {
+    poison,    // a guard band of 32 rows of NaN: a write there is found by guard_writes()
+    unmapped,  // nothing: the matrix ends where mapped memory ends (guard_paged.hpp),
+               // so a read past it faults; for inputs, which nothing should write
+};
+
 template <class T>
 class guarded_matrix {
 public:
-    // pitch 0 means dense (pitch == cols). The guard after the matrix holds
-    // 32 rows, so that a missing row check with blocks up to 32 rows tall
-    // still lands in it; the guard before holds at least 1024 elements.
-    guarded_matrix(std::size_t rows, std::size_t cols, std::size_t pitch = 0)
+    // pitch 0 means dense (pitch == cols). The poisoned guard after the
+    // matrix holds 32 rows, so that a missing row check with blocks up to 32
+    // rows tall still lands in it; the guard before holds at least 1024
+    // elements.
+    guarded_matrix(std::size_t rows, std::size_t cols, std::size_t pitch = 0,
+                   after_the_matrix after = after_the_matrix::poison)
         : layout_{rows, cols, pitch == 0 ? cols : pitch},
           before_(std::max<std::size_t>(1024, layout_.pitch)),
-          after_(std::max<std::size_t>(1024, 32 * layout_.pitch)),
+          after_(after == after_the_matrix::unmapped ? 0 : std::max<std::size_t>(1024, 32 * layout_.pitch)),
           storage_(before_ + rows * layout_.pitch + after_) {
         if (layout_.pitch < cols) throw std::invalid_argument("guarded_matrix: pitch < cols");
         storage_.fill_bytes(0xFF);
@@ -146,7 +157,7 @@ private:
 
     layout_2d layout_;
     std::size_t before_, after_;
-    device_array<T> storage_;
+    guard_paged_array<T> storage_;  // the unmapped guard follows the last element
 };
 
 }  // namespace course::testing

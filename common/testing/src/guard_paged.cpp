@@ -1,0 +1,130 @@
+#include "course/testing/guard_paged.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "course/driver_error.hpp"
+
+namespace course::testing {
+
+namespace {
+
+// The driver's virtual memory functions, found through the runtime (as
+// driver_error.cpp does) so that no test program links libcuda: each starts
+// on a machine without a driver and says so.
+template <class Fn>
+Fn driver_function(const char* symbol) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+        throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
+    return reinterpret_cast<Fn>(fn);
+}
+
+struct vmm {
+    decltype(&cuMemGetAllocationGranularity) granularity =
+        driver_function<decltype(&cuMemGetAllocationGranularity)>("cuMemGetAllocationGranularity");
+    decltype(&cuMemAddressReserve) reserve = driver_function<decltype(&cuMemAddressReserve)>("cuMemAddressReserve");
+    decltype(&cuMemAddressFree) free_address = driver_function<decltype(&cuMemAddressFree)>("cuMemAddressFree");
+    decltype(&cuMemCreate) create = driver_function<decltype(&cuMemCreate)>("cuMemCreate");
+    decltype(&cuMemRelease) release = driver_function<decltype(&cuMemRelease)>("cuMemRelease");
+    decltype(&cuMemMap) map = driver_function<decltype(&cuMemMap)>("cuMemMap");
+    decltype(&cuMemUnmap) unmap = driver_function<decltype(&cuMemUnmap)>("cuMemUnmap");
+    decltype(&cuMemSetAccess) set_access = driver_function<decltype(&cuMemSetAccess)>("cuMemSetAccess");
+};
+
+const vmm& driver() {
+    static const vmm functions;
+    return functions;
+}
+
+std::size_t round_up(std::size_t n, std::size_t to) { return (n + to - 1) / to * to; }
+
+}  // namespace
+
+guard_paged_memory::guard_paged_memory(std::size_t bytes, std::size_t alignment) : bytes_(bytes) {
+    if (bytes == 0) return;
+    const vmm& d = driver();
+    // cudaFree(nullptr) makes the runtime's context current, which the
+    // driver calls below work in.
+    CUDA_CHECK(cudaFree(nullptr));
+    int device = 0;
+    CUDA_CHECK(cudaGetDevice(&device));
+    CUmemAllocationProp prop{};
+    prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+    prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+    prop.location.id = device;
+    std::size_t granularity = 0;
+    CU_CHECK(d.granularity(&granularity, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+    mapped_bytes_ = round_up(bytes, granularity);
+    reserved_bytes_ = mapped_bytes_ + granularity;  // the guard: one granule, never mapped
+    CUdeviceptr base = 0;
+    CU_CHECK(d.reserve(&base, reserved_bytes_, granularity, 0, 0));
+    reserved_ = static_cast<std::uintptr_t>(base);
+    try {
+        CUmemGenericAllocationHandle handle = 0;
+        CU_CHECK(d.create(&handle, mapped_bytes_, &prop, 0));
+        handle_ = handle;
+        CU_CHECK(d.map(base, mapped_bytes_, 0, handle, 0));
+        mapped_ = true;
+        CUmemAccessDesc access{};
+        access.location = prop.location;
+        access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
+        CU_CHECK(d.set_access(base, mapped_bytes_, &access, 1));
+    } catch (...) {
+        release();
+        throw;
+    }
+    guard_ = reserved_ + mapped_bytes_;
+    data_ = reinterpret_cast<void*>((guard_ - bytes) / alignment * alignment);
+}
+
+guard_paged_memory::~guard_paged_memory() { release(); }
+
+guard_paged_memory::guard_paged_memory(guard_paged_memory&& other) noexcept
+    : reserved_(std::exchange(other.reserved_, 0)),
+      reserved_bytes_(std::exchange(other.reserved_bytes_, 0)),
+      mapped_bytes_(std::exchange(other.mapped_bytes_, 0)),
+      handle_(std::exchange(other.handle_, 0)),
+      mapped_(std::exchange(other.mapped_, false)),
+      data_(std::exchange(other.data_, nullptr)),
+      bytes_(std::exchange(other.bytes_, 0)),
+      guard_(std::exchange(other.guard_, 0)) {}
+
+guard_paged_memory& guard_paged_memory::operator=(guard_paged_memory&& other) noexcept {
+    if (this != &other) {
+        release();
+        reserved_ = std::exchange(other.reserved_, 0);
+        reserved_bytes_ = std::exchange(other.reserved_bytes_, 0);
+        mapped_bytes_ = std::exchange(other.mapped_bytes_, 0);
+        handle_ = std::exchange(other.handle_, 0);
+        mapped_ = std::exchange(other.mapped_, false);
+        data_ = std::exchange(other.data_, nullptr);
+        bytes_ = std::exchange(other.bytes_, 0);
+        guard_ = std::exchange(other.guard_, 0);
+    }
+    return *this;
+}
+
+void guard_paged_memory::release() noexcept {
+    if (reserved_ == 0) return;
+    const vmm& d = driver();
+    // Kernels still using the memory must finish before it is unmapped; a
+    // destructor does not throw, and a sticky error is already reported.
+    cudaDeviceSynchronize();
+    const auto base = static_cast<CUdeviceptr>(reserved_);
+    if (mapped_) d.unmap(base, mapped_bytes_);
+    if (handle_) d.release(handle_);
+    d.free_address(base, reserved_bytes_);
+    reserved_ = 0;
+    handle_ = 0;
+    mapped_ = false;
+    data_ = nullptr;
+}
+
+}  // namespace course::testing

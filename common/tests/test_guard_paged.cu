@@ -1,0 +1,65 @@
+// Guard-paged inputs (course/testing/guard_paged.hpp) on a real GPU: the
+// array ends on the guard, starts 16-byte aligned, holds what is copied in,
+// and a kernel that reads one element past its end stops with an illegal
+// address. That last one runs in a child process (a death test, re-executed
+// from the start), because the error ends the CUDA context for good.
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <vector>
+
+#include "course/testing/guard_paged.hpp"
+
+namespace {
+
+bool have_gpu() {
+    int count = 0;
+    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
+}
+
+__global__ void read_one(const float* p, std::size_t i, float* out) { *out = p[i]; }
+
+// Reads element i of a guard-paged array of n floats: exits 0 if the read
+// worked, 3 if the GPU reported an illegal address.
+[[noreturn]] void read_and_exit(std::size_t n, std::size_t i) {
+    course::testing::guard_paged_array<float> array(n);
+    float* out = nullptr;
+    if (cudaMalloc(&out, sizeof(float)) != cudaSuccess) std::exit(1);
+    read_one<<<1, 1>>>(array.data(), i, out);
+    const cudaError_t status = cudaDeviceSynchronize();
+    std::_Exit(status == cudaErrorIllegalAddress ? 3 : status == cudaSuccess ? 0 : 2);
+}
+
+}  // namespace
+
+TEST(GuardPaged, EndsOnTheGuardAndStartsAligned) {
+    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    for (std::size_t n : {std::size_t{1}, std::size_t{3}, std::size_t{4}, std::size_t{1000}, std::size_t{1} << 20,
+                          (std::size_t{1} << 21) + 1}) {
+        const course::testing::guard_paged_array<float> array(n);
+        const auto start = reinterpret_cast<std::uintptr_t>(array.data());
+        const auto end = start + n * sizeof(float);
+        EXPECT_EQ(start % 16, 0u) << n;
+        EXPECT_LE(end, array.guard_start()) << n;
+        EXPECT_EQ(array.guard_start() - end, (16 - n * sizeof(float) % 16) % 16) << n;  // slack only to 16 bytes
+    }
+    EXPECT_EQ(course::testing::guard_paged_array<float>(0).data(), nullptr);
+}
+
+TEST(GuardPaged, HoldsWhatIsCopiedIn) {
+    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    std::vector<float> values(12345);
+    for (std::size_t i = 0; i < values.size(); ++i) values[i] = static_cast<float>(i) * 0.5f;
+    const auto array = course::testing::guard_paged_array<float>::from_host(values);
+    EXPECT_EQ(array.to_host(), values);
+}
+
+TEST(GuardPagedDeathTest, AReadPastTheEndFaults) {
+    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    EXPECT_EXIT(read_and_exit(1024, 1023), testing::ExitedWithCode(0), "");  // the last element
+    EXPECT_EXIT(read_and_exit(1024, 1024), testing::ExitedWithCode(3), "");  // one past it
+    EXPECT_EXIT(read_and_exit(1024, 5000), testing::ExitedWithCode(3), "");  // well past it
+}
