@@ -56,6 +56,16 @@ TEST(GuardPaged, HoldsWhatIsCopiedIn) {
     EXPECT_EQ(array.to_host(), values);
 }
 
+TEST(GuardPaged, TheSlackAfterAnOddSizeHoldsNaN) {
+    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    const auto array = course::testing::guard_paged_array<float>::from_host({1.0f, 2.0f, 3.0f, 4.0f, 5.0f});
+    std::vector<unsigned char> slack(array.guard_start() - reinterpret_cast<std::uintptr_t>(array.data() + 5));
+    ASSERT_EQ(slack.size(), 12u);
+    ASSERT_EQ(cudaMemcpy(slack.data(), array.data() + 5, slack.size(), cudaMemcpyDeviceToHost), cudaSuccess);
+    for (unsigned char byte : slack) EXPECT_EQ(byte, 0xFF);
+    EXPECT_EQ(array.to_host(), (std::vector<float>{1.0f, 2.0f, 3.0f, 4.0f, 5.0f}));
+}
+
 TEST(GuardPagedDeathTest, AReadPastTheEndFaults) {
     if (!have_gpu()) GTEST_SKIP() << "no GPU";
     GTEST_FLAG_SET(death_test_style, "threadsafe");

@@ -82,6 +82,13 @@ guard_paged_memory::guard_paged_memory(std::size_t bytes, std::size_t alignment)
     }
     guard_ = reserved_ + mapped_bytes_;
     data_ = reinterpret_cast<void*>((guard_ - bytes) / alignment * alignment);
+    // The mapped memory around the array (the rest of the granule before it,
+    // the few bytes of alignment slack after it) holds NaN, as the guards of
+    // guarded_output do: a read there that the guard page cannot stop still
+    // shows in the answer.
+    const auto start = reinterpret_cast<std::uintptr_t>(data_);
+    CUDA_CHECK(cudaMemset(reinterpret_cast<void*>(reserved_), 0xFF, start - reserved_));
+    CUDA_CHECK(cudaMemset(reinterpret_cast<void*>(start + bytes), 0xFF, guard_ - start - bytes));
 }
 
 guard_paged_memory::~guard_paged_memory() { release(); }

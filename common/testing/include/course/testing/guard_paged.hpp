@@ -18,7 +18,9 @@
 // The start stays 16-byte aligned, as cudaMalloc's (256) would be, so that a
 // kernel's 16-byte (float4) path is taken exactly as with ordinary memory:
 // an array whose size is a multiple of 16 bytes ends on the guard itself,
-// any other has at most 12 bytes (3 floats) of slack before it.
+// any other has at most 12 bytes (3 floats) of slack before it. The mapped
+// bytes around the array hold NaN (all bits set), so a read of the slack
+// still shows in the answer.
 #include <cstddef>
 #include <cstdint>
 #include <string>
