@@ -129,9 +129,10 @@ TEST(TimeLimit, EachReadingIsSaidForWhatItShows) {
     EXPECT_NE(unknown.find("Either its code on the host took that long"), std::string::npos) << unknown;
 }
 
-TEST(TimeLimit, AHungTestIsExplainedFromTheReadingTakenBeforeTheKill) {
-    // The fake test program hangs on the host (sleep): the GPU reads idle.
-    const fake_nvidia_smi smi("0\\n");
+// Runs the fake test program's hung test (it sleeps on the host) with a
+// 1.5 s limit, on a GPU shared through `gate` if one is given, and returns
+// the sentence that explains the stop.
+std::string explanation_of_a_hung_test(gpu_gate* gate = nullptr) {
     setenv("FAKE_HANG", "1", 1);
     const course::temp_dir logs("grader-time-limit-test");
     run_options options;
@@ -142,13 +143,21 @@ TEST(TimeLimit, AHungTestIsExplainedFromTheReadingTakenBeforeTheKill) {
     options.per_test_limit = std::chrono::milliseconds(1500);
     options.only = {"FakeHost.Hangs"};
     options.gpu_pci_bus_id = "00000000:19:00.0";
+    options.gate = gate;
     const auto tests = run_graded_tests(options).tests;
     unsetenv("FAKE_HANG");
-    ASSERT_EQ(tests.size(), 1u);
-    EXPECT_EQ(tests[0].status, test_status::timed_out);
-    ASSERT_EQ(tests[0].messages.size(), 2u);
-    EXPECT_NE(tests[0].messages[1].find("(nvidia-smi: 0% busy), so no kernel was stuck"), std::string::npos)
-        << tests[0].messages[1];
+    if (tests.size() != 1 || tests[0].status != test_status::timed_out || tests[0].messages.size() != 2) {
+        ADD_FAILURE() << "the hung test was not stopped at its time limit with two messages";
+        return {};
+    }
+    return tests[0].messages[1];
+}
+
+TEST(TimeLimit, AHungTestIsExplainedFromTheReadingTakenBeforeTheKill) {
+    // The fake test program hangs on the host (sleep): the GPU reads idle.
+    const fake_nvidia_smi smi("0\\n");
+    const std::string why = explanation_of_a_hung_test();
+    EXPECT_NE(why.find("(nvidia-smi: 0% busy), so no kernel was stuck"), std::string::npos) << why;
 }
 
 TEST(TimeLimit, OnASharedGpuTheTestsOwnProcessesAreAsked) {
@@ -158,25 +167,9 @@ TEST(TimeLimit, OnASharedGpuTheTestsOwnProcessesAreAsked) {
         "93\\n", 0,
         "echo '# gpu pid type sm mem command'; echo '# Idx # C/G % % name';"
         " for p in /proc/[0-9]*; do echo \"0 ${p#/proc/} C 7 0 x\"; done; exit 0");
-    setenv("FAKE_HANG", "1", 1);
-    const course::temp_dir logs("grader-time-limit-test");
     gpu_gate gate;
-    run_options options;
-    options.tests_program = FAKE_GRADED_TESTS;
-    options.judge_program = FAKE_GRADED_JUDGE;
-    options.log_dir = logs.path();
-    options.seed = 7;
-    options.per_test_limit = std::chrono::milliseconds(1500);
-    options.only = {"FakeHost.Hangs"};
-    options.gpu_pci_bus_id = "00000000:19:00.0";
-    options.gate = &gate;
-    const auto tests = run_graded_tests(options).tests;
-    unsetenv("FAKE_HANG");
-    ASSERT_EQ(tests.size(), 1u);
-    EXPECT_EQ(tests[0].status, test_status::timed_out);
-    ASSERT_EQ(tests[0].messages.size(), 2u);
-    EXPECT_NE(tests[0].messages[1].find("running a kernel up to the limit, and it was the test's"), std::string::npos)
-        << tests[0].messages[1];
+    const std::string why = explanation_of_a_hung_test(&gate);
+    EXPECT_NE(why.find("running a kernel up to the limit, and it was the test's"), std::string::npos) << why;
 }
 
 }  // namespace grader
