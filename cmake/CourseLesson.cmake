@@ -9,7 +9,8 @@
 #                                  # cuBLAS, CUB), not the student's code:
 #                                  # `grader bench --impl baseline` runs these
 #   [MUTANTS name ...]             # known-wrong versions: grader/mutants/<NN_name>/<name>/mistake.patch
-#   [CHEATS name ...])             # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch
+#   [CHEATS name ...]              # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch
+#   [TEXTBOOKS name ...])          # known-right textbook forms: grader/textbooks/<NN_name>/<name>/textbook.patch
 #
 # Creates, for lesson NN:
 #   lessonNN_exercise, lessonNN_solution      the student's and the reference library
@@ -17,12 +18,13 @@
 #   lessonNN_exercise_bench, ..._solution_bench  Google Benchmark programs
 #   lessonNN_mutant_<name>, ..._tests            with COURSE_BUILD_MUTANTS=ON, each
 #   lessonNN_cheat_<name>, ..._tests             known-wrong version and cheat (CourseMutant.cmake)
+#   lessonNN_textbook_<name>, ..._tests          and textbook form, which must get full marks
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
 # and records the lesson in build/course_manifest.json for the grader.
 include(${CMAKE_CURRENT_LIST_DIR}/CourseMutant.cmake)
 
 function(course_add_lesson dir)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;BASELINES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;TEXTBOOKS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "course_add_lesson: '${dir}' must look like NN_name")
   endif()
@@ -81,6 +83,26 @@ function(course_add_lesson dir)
       file(COPY_FILE ${cheat_src}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
       list(APPEND variants cheat_${c})
       set(variant_dir_cheat_${c} ${built_dir})
+    endforeach()
+    # A textbook form (grader/textbooks/<dir>/<name>/textbook.patch) is the
+    # lesson's technique written plainly, as a student who followed the text
+    # would: every speed threshold must let it through. Its about.json says
+    # what it is and which speed tests it answers.
+    foreach(t IN LISTS L_TEXTBOOKS)
+      set(textbook_src ${CMAKE_SOURCE_DIR}/grader/textbooks/${dir}/${t})
+      set(built_dir ${CMAKE_BINARY_DIR}/textbooks/${dir}/${t})
+      course_apply_mutant(${dir} ${t} KIND textbook
+        PATCH ${textbook_src}/textbook.patch
+        SOLUTION_DIR ${variant_dir_solution}
+        SOURCES ${L_SOURCES}
+        DESTINATION ${built_dir})
+      if(NOT EXISTS ${textbook_src}/about.json)
+        message(FATAL_ERROR "lesson ${dir}, textbook form ${t}: ${textbook_src}/about.json does not exist")
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${textbook_src}/about.json)
+      file(COPY_FILE ${textbook_src}/about.json ${built_dir}/about.json ONLY_IF_DIFFERENT)
+      list(APPEND variants textbook_${t})
+      set(variant_dir_textbook_${t} ${built_dir})
     endforeach()
   endif()
 

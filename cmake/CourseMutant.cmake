@@ -3,7 +3,7 @@
 #   SOLUTION_DIR solutions/NN_name
 #   SOURCES      file ...          # the lesson's SOURCES
 #   DESTINATION  <build>/mutants/NN_name/<name>
-#   [KIND cheat])                  # how errors name it: mutant (default) or cheat
+#   [KIND cheat|textbook])         # how errors name it: mutant (default), cheat or textbook
 #
 # Writes a known-wrong version into DESTINATION: the solution's SOURCES with
 # the mutant's patch (a unified diff, paths a/FILE and b/FILE relative to the
@@ -16,7 +16,8 @@
 # dependencies: editing either re-runs this at the next build.
 #
 # Known cheats (grader/cheats/NN_name/<name>/cheat.patch) are made the same
-# way, with KIND cheat. course_add_lesson calls it for each mutant and cheat; grader/tests/self/cmake/mutant_patch.cmake
+# way, with KIND cheat, and so are the known-right textbook forms
+# (grader/textbooks/NN_name/<name>/textbook.patch), with KIND textbook. course_add_lesson calls it for each mutant and cheat; grader/tests/self/cmake/mutant_patch.cmake
 # tests it on its own (cmake -P).
 function(course_apply_mutant lesson name)
   cmake_parse_arguments(PARSE_ARGV 2 M "" "PATCH;SOLUTION_DIR;DESTINATION;KIND" "SOURCES")
@@ -69,7 +70,7 @@ function(course_apply_mutant lesson name)
     string(REPLACE "\n" "\n  " output "  ${output}")
     message(FATAL_ERROR
       "${what}: ${M_PATCH} does not apply to ${M_SOLUTION_DIR}.\n"
-      "Most likely the solution changed where the mistake is: write the mistake again in a "
+      "Most likely the solution changed where the patch changes it: make the change again in a "
       "copy of the solution and make the patch anew with diff -u (grader/${M_KIND}s/README.md). "
       "What did not apply is in ${work}.\n"
       "patch said:\n${output}")

@@ -29,6 +29,7 @@
 #include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/harness.hpp"
+#include "course/testing/performance.hpp"
 
 namespace {
 
@@ -104,11 +105,13 @@ public:
             status = "failed";
             messages.push_back(describe_sticky_error(sticky));
         }
-        emit({{"event", "end"},
-              {"test", test_id(info)},
-              {"status", status},
-              {"messages", messages},
-              {"ms", result.elapsed_time()}});
+        json end = {{"event", "end"},
+                    {"test", test_id(info)},
+                    {"status", status},
+                    {"messages", messages},
+                    {"ms", result.elapsed_time()}};
+        if (std::string figure = course::testing::take_reported_figure(); !figure.empty()) end["figure"] = figure;
+        emit(end);
         if (sticky != cudaSuccess) std::_Exit(course::testing::sticky_error_exit_code);
     }
 

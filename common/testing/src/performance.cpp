@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <utility>
 
 #include "course/device_info.hpp"
 #include "course/error.hpp"
@@ -12,6 +13,12 @@
 namespace course::testing {
 
 namespace {
+
+// The figure the running test said last; tests run one at a time.
+std::string& reported_figure() {
+    static std::string figure;
+    return figure;
+}
 
 // Why a launch of 2048 threads a block returned normally, from the error CUDA
 // still held afterwards: a refusal left unread names the unchecked launch;
@@ -50,11 +57,17 @@ void expect_bandwidth_share(const timed_calls& work, double bytes, std::size_t c
     const double copy = measured_copy_bandwidth_gbps(copy_bytes);
     const double share = gbps / copy;
     ::testing::Test::RecordProperty("bandwidth_gbps", std::to_string(gbps));
+    report_figure(fmt::format("{:.0f} GB/s, {:.0f}% of this GPU's copy bandwidth ({:.0f} GB/s); {:.0f}% is needed", gbps,
+                              100 * share, copy, 100 * min_share));
     EXPECT_GE(share, min_share) << fmt::format(
         "{:.0f} GB/s ({:.1f} us a call, the median of {} calls on the GPU's record) is {:.0f}% of this GPU's "
         "measured copy bandwidth ({:.0f} GB/s); {:.0f}% is needed.\n{}",
         gbps, *ms * 1e3, work.repetitions, 100 * share, copy, 100 * min_share, advice);
 }
+
+void report_figure(const std::string& line) { reported_figure() = line; }
+
+std::string take_reported_figure() { return std::exchange(reported_figure(), std::string{}); }
 
 void expect_launch_refused(const std::function<void()>& launch, const std::string& what) {
     // What happened is evidence: the error code thrown, or -1 for none; and,

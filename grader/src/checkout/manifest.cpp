@@ -43,6 +43,7 @@ std::vector<std::string> variants_named(const std::map<std::string, variant_info
 
 std::vector<std::string> lesson_info::mutants() const { return variants_named(variants, "mutant_"); }
 std::vector<std::string> lesson_info::cheats() const { return variants_named(variants, "cheat_"); }
+std::vector<std::string> lesson_info::textbooks() const { return variants_named(variants, "textbook_"); }
 
 const lesson_info* manifest::find(const std::string& raw) const {
     const std::string name = lowercase(raw);

@@ -32,11 +32,12 @@ struct lesson_info {
     fs::path lesson_dir;
     std::vector<std::string> sources;
     std::vector<std::string> baselines;  // benchmark names (prefixes) that measure a reference, not the lesson's code
-    std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>", "cheat_<name>"
+    std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>", "cheat_<name>", "textbook_<name>"
 
     const variant_info* variant(const std::string& name) const;
     std::vector<std::string> mutants() const;  // names without the "mutant_" prefix
     std::vector<std::string> cheats() const;   // names without the "cheat_" prefix
+    std::vector<std::string> textbooks() const;  // names without the "textbook_" prefix
 };
 
 struct manifest {

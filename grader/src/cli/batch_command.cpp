@@ -68,7 +68,7 @@ long long parse_memory(const std::string& text) {
 // own secrets: the class's submissions, the batch's results, other scratch folders.
 std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<fs::path>& batch_paths) {
     std::vector<fs::path> hidden{m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
-                                 m.source_dir / "grader" / "cheats"};
+                                 m.source_dir / "grader" / "cheats", m.source_dir / "grader" / "textbooks"};
     hidden.insert(hidden.end(), batch_paths.begin(), batch_paths.end());
     return hidden;
 }

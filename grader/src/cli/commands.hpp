@@ -15,6 +15,7 @@ struct run_args {
     bool solution = false;
     std::string mutant;               // a known-wrong version from grader/mutants
     std::string cheat;                // a known cheat from grader/cheats
+    std::string textbook;             // a known-right textbook form from grader/textbooks
     bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
     bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
     bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)

@@ -62,7 +62,11 @@ int main(int argc, char** argv) {
     run_cmd->add_option("lesson", run.lesson, "lesson01, 1 or vecadd")->required();
     run_cmd->add_flag("--solution", run.solution, "grade the reference solution instead");
     run_cmd->add_option("--mutant", run.mutant, "grade a known-wrong version (grader/mutants)");
-    run_cmd->add_option("--cheat", run.cheat, "grade a known cheat (grader/cheats)")->excludes("--mutant");
+    auto* cheat_option =
+        run_cmd->add_option("--cheat", run.cheat, "grade a known cheat (grader/cheats)")->excludes("--mutant");
+    run_cmd->add_option("--textbook", run.textbook, "grade a lesson's technique in its textbook form (grader/textbooks)")
+        ->excludes("--mutant")
+        ->excludes(cheat_option);
     run_cmd->add_flag("--sandbox", run.sandbox,
                       "run the tests in a bubblewrap sandbox that hides the solutions, the known-wrong "
                       "versions and the build folder (graded runs: Gradescope)");

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <iostream>
 #include <random>
+#include <tuple>
 
 #include "checkout/build.hpp"
 #include "checkout/context.hpp"
@@ -36,16 +37,17 @@ int cmd_run(const common_args& common, const run_args& args) {
     std::string variant_name = args.solution ? "solution" : "exercise";
     if (!args.mutant.empty()) variant_name = "mutant_" + args.mutant;
     if (!args.cheat.empty()) variant_name = "cheat_" + args.cheat;
+    if (!args.textbook.empty()) variant_name = "textbook_" + args.textbook;
     const variant_info* variant = lesson.variant(variant_name);
     if (!variant) {
-        const bool cheat = !args.cheat.empty();
-        const auto known = cheat ? lesson.cheats() : lesson.mutants();
+        const auto [kind, name, known] = !args.cheat.empty()      ? std::tuple{"cheat", args.cheat, lesson.cheats()}
+                                         : !args.textbook.empty() ? std::tuple{"textbook form", args.textbook, lesson.textbooks()}
+                                                                  : std::tuple{"mutant", args.mutant, lesson.mutants()};
         throw user_error(usage_error,
                          known.empty()
-                             ? fmt::format("{} has no '{}' build. Known-wrong versions and cheats are built with "
-                                           "-DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
-                             : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, cheat ? "cheat" : "mutant",
-                                           cheat ? args.cheat : args.mutant, fmt::join(known, ", ")));
+                             ? fmt::format("{} has no '{}' build. Known-wrong versions, cheats and textbook forms are "
+                                           "built with -DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
+                             : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, kind, name, fmt::join(known, ", ")));
     }
 
     // The report goes to stdout as text unless a machine format is asked for

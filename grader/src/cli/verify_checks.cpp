@@ -54,6 +54,24 @@ std::vector<std::string> check_full_marks(const lesson_report& r) {
     return problems;
 }
 
+textbook_form parse_textbook_form(const std::string& json_text) {
+    const auto j = nlohmann::json::parse(json_text);
+    textbook_form f;
+    f.technique = j.value("technique", "");
+    f.speed_tests = j.value("speed_tests", std::vector<std::string>{});
+    return f;
+}
+
+std::vector<std::string> check_textbook_form(const lesson_report& r, const textbook_form& form) {
+    std::vector<std::string> problems = check_full_marks(r);
+    for (const auto& id : form.speed_tests) {
+        const graded_test* t = find(r, id);
+        if (!t) problems.push_back(fmt::format("{} is not among the lesson's tests, but about.json says it answers it", id));
+        else if (!t->performance) problems.push_back(fmt::format("{} is not a speed test", id));
+    }
+    return problems;
+}
+
 std::vector<std::string> check_loses_all_correctness(const lesson_report& r) {
     std::vector<std::string> problems;
     for (const auto& t : r.tests) {

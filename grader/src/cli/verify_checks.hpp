@@ -23,10 +23,22 @@ struct expectation {
 };
 expectation parse_expectation(const std::string& json_text);
 
+// A known-right textbook form's grader/textbooks/NN_name/<name>/about.json:
+// the lesson's technique written plainly, and the speed tests it answers
+// (each must pass, with its figures shown by verify).
+struct textbook_form {
+    std::string technique;
+    std::vector<std::string> speed_tests;
+};
+textbook_form parse_textbook_form(const std::string& json_text);
+
 // The reference solution: every test passed.
 std::vector<std::string> check_full_marks(const lesson_report& report);
 // The untouched skeleton: no correctness test passed, and every failure says why.
 std::vector<std::string> check_loses_all_correctness(const lesson_report& report);
+// A textbook form: full marks, and each speed test it answers is in the
+// report as a speed test (a renamed test is not silently dropped).
+std::vector<std::string> check_textbook_form(const lesson_report& report, const textbook_form& form);
 // A known-wrong version: caught where it should be, and only there.
 std::vector<std::string> check_expectation(const lesson_report& report, const expectation& expect);
 

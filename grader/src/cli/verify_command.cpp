@@ -1,7 +1,9 @@
 // grader verify [LESSON...]: every solution gets full marks, every untouched
-// skeleton loses every correctness test, and every known-wrong version in
+// skeleton loses every correctness test, every known-wrong version in
 // grader/mutants and every known cheat in grader/cheats is caught where its
-// expect.json says, with the diagnosis it names.
+// expect.json says, with the diagnosis it names, and every textbook form in
+// grader/textbooks (the lesson's technique written plainly) gets full marks:
+// no speed threshold may ask for more than the lesson teaches.
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -26,7 +28,16 @@ struct verdict {
     int score = 0, max = 0;
     std::string outcome;  // what it showed, when all is well
     std::vector<std::string> problems;
+    std::vector<std::string> figures;  // the speed tests' margins: each threshold's, read off one run
 };
+
+// "Test.Id: figure" for each speed test the judge measured.
+std::vector<std::string> speed_figures(const lesson_report& r) {
+    std::vector<std::string> lines;
+    for (const auto& t : r.tests)
+        if (t.performance && !t.figure.empty()) lines.push_back(fmt::format("{}: {}", t.id, t.figure));
+    return lines;
+}
 
 std::string read_text(const fs::path& file) {
     std::ifstream in(file);
@@ -77,7 +88,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
             const lesson_report r = grade_variant(m, *lesson, variant, options);
             evidence_seconds += r.evidence_seconds;
-            verdicts.push_back({label, r.score(), r.max_score(), std::move(outcome), check(r)});
+            verdicts.push_back({label, r.score(), r.max_score(), std::move(outcome), check(r), speed_figures(r)});
         };
         judge("solution", "solution", check_full_marks, "full marks");
         judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
@@ -92,6 +103,13 @@ int cmd_verify(const common_args& common, const verify_args& args) {
                       "caught: " + e.mistake);
             }
         }
+        for (const auto& name : lesson->textbooks()) {
+            const std::string variant = "textbook_" + name;
+            const fs::path file = lesson->variant(variant)->source_dir / "about.json";
+            const textbook_form form = parse_textbook_form(read_text(file));
+            judge(variant, "textbook " + name, [&](const lesson_report& r) { return check_textbook_form(r, form); },
+                  "full marks: " + form.technique);
+        }
 
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - lesson_start).count();
         // What the explanations cost: compute-sanitizer's reruns and Nsight
@@ -104,6 +122,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
             std::cout << fmt::format("  {} {:<28} {:>3}/{:<3} {}\n", mark, v.what, v.score, v.max,
                                      ok ? v.outcome : fmt::format("{} problem(s)", v.problems.size()));
             for (const auto& p : v.problems) std::cout << "      " << p << "\n";
+            for (const auto& f : v.figures) std::cout << "      " << (color ? "\x1b[2m" + f + "\x1b[0m" : f) << "\n";
             violations += static_cast<int>(v.problems.size());
         }
     }

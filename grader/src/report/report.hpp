@@ -28,6 +28,10 @@ struct graded_test {
     test_status status = test_status::missing;
     std::vector<std::string> messages;  // what went wrong and why, already cleaned up
     double ms = 0;
+    // A speed test's figure, as the judge measured it ("4353 GB/s, 103% of
+    // this GPU's copy bandwidth; 60% is needed"), passed or not (a failure's
+    // message says it too); empty where none was said.
+    std::string figure;
     // Nsight Compute's profile of the test's kernels, where one was asked
     // for (`grader run --profile`); it never changes the score.
     std::vector<kernel_measure> kernels;

@@ -51,6 +51,7 @@ lesson_report report_from_json(const std::string& json_text) {
             test.status = *parsed;
             test.messages = field<std::vector<std::string>>(t, "messages", {});
             test.ms = field<double>(t, "ms", 0.0);
+            test.figure = field<std::string>(t, "figure", "");
             r.tests.push_back(std::move(test));
         }
         return r;

@@ -67,6 +67,8 @@ void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
     t.ms = said.ms;
     if (said.status != test_status::passed) return;
     const outcome verdict = judge.verdict(t.id);
+    // Only the judge's figure is kept: the student's program could say any.
+    t.figure = verdict.figure;
     if (verdict.status == test_status::passed) return;
     t.status = test_status::failed;
     t.messages.clear();

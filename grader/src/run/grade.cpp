@@ -80,12 +80,13 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.profile_every_test = options.profile_every_test;
     if (options.sandbox) {
         run_.bwrap = options.bwrap ? options.bwrap : find_bubblewrap();
-        // Hidden: the references, the known-wrong versions and cheats, and the
+        // Hidden: the references, the known-wrong versions, cheats and textbook forms, and the
         // build folder (compiled solutions, other variants' evidence). Shown
         // again: the program's own library, which lesson07's tests read.
         run_.sandbox.kept = {m.source_dir};
         run_.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
-                               m.source_dir / "grader" / "cheats", m.build_dir};
+                               m.source_dir / "grader" / "cheats", m.source_dir / "grader" / "textbooks",
+                               m.build_dir};
         run_.sandbox.hidden.insert(run_.sandbox.hidden.end(), options.also_hidden.begin(), options.also_hidden.end());
         if (!program.library.empty()) run_.sandbox.readable.push_back(program.library);
         if (!m.gpu_recorder.empty()) run_.sandbox.readable.push_back(m.gpu_recorder);

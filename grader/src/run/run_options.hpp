@@ -77,6 +77,7 @@ inline std::filesystem::path metrics_dir(const run_options& o) { return o.log_di
 inline constexpr std::size_t max_event_line_bytes = 64 * 1024;
 inline constexpr std::size_t max_messages_per_test = 20;
 inline constexpr std::size_t max_message_bytes = 4096;
+inline constexpr std::size_t max_figure_bytes = 300;  // a speed test's figure: one line
 // Every file a test program writes (its evidence) is capped here.
 inline constexpr long long max_file_bytes = 1LL << 30;
 // Its output is not a file: the log keeps the first and the last this many

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "run/run_options.hpp"
@@ -36,6 +37,10 @@ outcome read_end_event(const nlohmann::json& event) {
             if (message.size() > max_message_bytes) message = message.substr(0, max_message_bytes) + " [...]";
             result.messages.push_back(std::move(message));
         }
+    }
+    if (std::string figure = string_field(event, "figure"); !figure.empty()) {
+        std::replace(figure.begin(), figure.end(), '\n', ' ');
+        result.figure = figure.size() > max_figure_bytes ? figure.substr(0, max_figure_bytes) + " [...]" : figure;
     }
     if (const auto ms = event.find("ms"); ms != event.end() && ms->is_number()) result.ms = ms->get<double>();
     if (result.status == test_status::failed && result.messages.empty())

@@ -18,6 +18,7 @@ struct outcome {
     std::vector<std::string> messages;
     double ms = 0;
     bool left_to_judge = false;  // a pass the student's program did not decide ("deferred")
+    std::string figure{};        // a speed test's figure in one line (course::testing::report_figure)
 };
 
 // A string field of an event, or "" where it is missing or not a string.

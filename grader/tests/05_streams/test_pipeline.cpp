@@ -26,6 +26,7 @@
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_overlap.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/performance.hpp"
 #include "course/testing/timed_calls.hpp"
 #include "streams.cuh"
 
@@ -457,6 +458,8 @@ GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
         "different chunks can all run at once).",
         work.repetitions, streams, chunks, bytes >> 20, ms_of(o.copy_in), ms_of(o.kernels), ms_of(o.copy_out),
         ms_of(o.copy_in + o.kernels + o.copy_out), ms_of(o.span), o.factor(), needed, device.copy_engines);
+    course::testing::report_figure(fmt::format("{:.2f}x overlap ({} on the GPU against {} one after another); {:.1f}x is needed",
+                                               o.factor(), ms_of(o.span), ms_of(o.copy_in + o.kernels + o.copy_out), needed));
     const std::vector<std::string> causes = what_serialised(o);
     if (causes.empty())
         message += "\nThe record shows no single cause: `grader run lesson05 --timeline` draws it.";

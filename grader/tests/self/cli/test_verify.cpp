@@ -69,3 +69,24 @@ TEST(Verify, MutantCaughtWhereExpectedWithItsDiagnosis) {
     EXPECT_NE(problems[2].find("expected timed_out"), std::string::npos);
     EXPECT_NE(problems[3].find("does not say \"last, partial block\""), std::string::npos);
 }
+
+TEST(Verify, ATextbookFormNeedsFullMarksAndItsSpeedTests) {
+    const auto form = grader::parse_textbook_form(R"({
+        "technique": "16 x 16 tiles in shared memory, one element of C per thread",
+        "speed_tests": ["A.speed"]})");
+    EXPECT_EQ(form.technique, "16 x 16 tiles in shared memory, one element of C per thread");
+    EXPECT_TRUE(grader::check_textbook_form(
+                    report({test("A.x", test_status::passed), test("A.speed", test_status::passed, true)}), form)
+                    .empty());
+
+    const auto slow = grader::check_textbook_form(
+        report({test("A.x", test_status::passed), test("A.speed", test_status::failed, true, {"0.61x; 0.8x is needed"})}),
+        form);
+    ASSERT_EQ(slow.size(), 1u);
+    EXPECT_NE(slow[0].find("A.speed is failed: 0.61x; 0.8x is needed"), std::string::npos) << slow[0];
+
+    // A speed test renamed in the lesson must not leave the form answering nothing.
+    const auto renamed = grader::check_textbook_form(report({test("A.x", test_status::passed)}), form);
+    ASSERT_EQ(renamed.size(), 1u);
+    EXPECT_NE(renamed[0].find("A.speed is not among the lesson's tests"), std::string::npos) << renamed[0];
+}

@@ -5,7 +5,7 @@
 // 13.0), written by `grader run` on an H200 with profile_command's arguments,
 // of the course's speed tests: lesson01's known-wrong index_transposed
 // (VecAdd.Bandwidth), lesson07's solution, tiled_b_tile_column_major
-// (MatmulPerf.TiledVsNaive) and register_blocked_acc_in_local_memory
+// (MatmulPerf.TiledVsTextbook) and register_blocked_acc_in_local_memory
 // (MatmulPerf.RegisterBlockedVsCublas), lesson06's sum and lesson03's saxpy
 // (compiled at run time by NVRTC). Two were taken earlier, outside the
 // grader, before smsp__inst_executed.sum joined the metrics, so they lack it

@@ -118,3 +118,17 @@ TEST(Formats, AProfileIsATableInTextAndFiguresInJson) {
     EXPECT_TRUE(j["tests"][2]["kernels"].empty());
     EXPECT_FALSE(j["tests"][1].contains("kernels")) << "not profiled";
 }
+
+TEST(Formats, APassedSpeedTestShowsItsFigureEverywhere) {
+    auto r = sample();
+    r.tests[2].status = grader::test_status::passed;
+    r.tests[2].messages.clear();
+    r.tests[2].figure = "4353 GB/s, 103% of this GPU's copy bandwidth (4226 GB/s); 60% is needed";
+    const std::string text = grader::format_text(r, {false, true});
+    EXPECT_NE(text.find(" 2/2\n      4353 GB/s, 103% of this GPU's copy bandwidth"), std::string::npos) << text;
+    const auto json = nlohmann::json::parse(grader::format_json(r));
+    EXPECT_EQ(json.at("tests")[2].at("figure"), r.tests[2].figure);
+    EXPECT_FALSE(json.at("tests")[0].contains("figure")) << "a test without a figure has none";
+    const auto gradescope = nlohmann::json::parse(grader::format_gradescope(r));
+    EXPECT_EQ(gradescope.at("tests")[2].at("output"), r.tests[2].figure);
+}

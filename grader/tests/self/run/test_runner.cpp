@@ -154,6 +154,8 @@ TEST(Runner, PerformanceRunsOnceCorrectnessPasses) {
     const auto tests = grader::run_graded_tests(options).tests;
     ASSERT_EQ(tests.size(), 2u);
     EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed);
+    // The margin shown beside a passed speed test is the judge's figure.
+    EXPECT_EQ(find(tests, "FakeHost.Speed").figure, "speed 42; 42 is needed");
 }
 
 TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
@@ -165,6 +167,8 @@ TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
     EXPECT_EQ(speed.status, test_status::failed);
     // The judge's words only: the student's program claimed nothing it could have known.
     EXPECT_EQ(all_messages(speed), "Expected: (speed) >= (42), actual: 41 vs 42\ntoo slow\n");
+    // And its figure is the judge's, not the one the program under test claimed.
+    EXPECT_EQ(speed.figure, "speed 41; 42 is needed");
 }
 
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
