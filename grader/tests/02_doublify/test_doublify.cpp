@@ -363,7 +363,7 @@ GRADED_TEST(Pitched, DoublifyPitchedMatrix, 2, "upload a pitched_matrix, doublif
 // Performance.
 
 GRADED_PERF_TEST(Doublify, Bandwidth, 2,
-                 "8192 x 8192, 32 x 8 blocks: bandwidth >= 60% of this GPU's copy bandwidth") {
+                 "8192 x 8192, 32 x 8 blocks: bandwidth >= 40% of this GPU's copy bandwidth") {
     const std::size_t rows = 8192, cols = 8192, n = rows * cols;
     course::device_array<float> a(n);
     const course::device_span_2d<float> view(a.data(), rows, cols);
@@ -376,8 +376,10 @@ GRADED_PERF_TEST(Doublify, Bandwidth, 2,
     work.output = a.view();
     expect_bandwidth_share(
         work, 2.0 * n * sizeof(float),  // every element read once and written once
-        n * sizeof(float), 0.60,
+        n * sizeof(float), 0.40,
         "With 32 x 8 blocks the 32 threads of a warp share one row: if threadIdx.x picks the "
         "column, their 32 floats lie side by side and arrive in one 128-byte transaction. If it "
-        "picks the row, each thread reads a different row and the warp needs 32 transactions.");
+        "picks the row, each thread reads a different row and the warp needs 32 transactions. "
+        "The plain kernel, one element per thread with threadIdx.x along the row, reaches about 57% "
+        "on an H200; four rows per thread (\"Going further\") reach the copy's speed.");
 }

@@ -47,7 +47,7 @@ GRADED_PERF_TEST(Performance, MultiplyAddBandwidth, 2,
         "and stores where the spans are aligned, or a grid too small to fill the GPU.");
 }
 
-GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 70% of this GPU's copy bandwidth") {
+GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 45% of this GPU's copy bandwidth") {
     const std::size_t n = elements_that_fit(std::size_t{1} << 28, 1, sizeof(float));
     course::device_array<float> x(n), out(1);
     timed_calls work;
@@ -58,13 +58,16 @@ GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 70% of this
     work.tolerance = sum_tolerance;
     expect_bandwidth_share(
         work, 1.0 * n * sizeof(float),  // one read; the result is 4 bytes
-        n * sizeof(float), 0.70,
-        "One pass over the data: a grid that just fills the GPU, 16-byte loads with several in "
-        "flight per thread and several accumulators, warp shuffles within each block, one partial "
-        "result per block, and a small second kernel to finish.");
+        n * sizeof(float), 0.45,
+        "The plain two-pass reduction (a grid that just fills the GPU, a grid-stride loop of one "
+        "element a step, warp shuffles and shared memory within each block, one partial result per "
+        "block, a small second kernel to finish) reaches about 60% on an H200. Below 45% the usual "
+        "causes are a grid too small to fill the GPU, an atomic on one address for every element, "
+        "or work not done by a kernel. 16-byte loads with several in flight per thread and several "
+        "accumulators (\"Going further\") reach the copy's speed.");
 }
 
-GRADED_PERF_TEST(Performance, L2NormBandwidth, 1, "l2_norm, 2^28 floats: >= 70% of this GPU's copy bandwidth") {
+GRADED_PERF_TEST(Performance, L2NormBandwidth, 1, "l2_norm, 2^28 floats: >= 45% of this GPU's copy bandwidth") {
     const std::size_t n = elements_that_fit(std::size_t{1} << 28, 1, sizeof(float));
     course::device_array<float> x(n), out(1);
     timed_calls work;
@@ -74,7 +77,7 @@ GRADED_PERF_TEST(Performance, L2NormBandwidth, 1, "l2_norm, 2^28 floats: >= 70% 
     work.output = out.view();
     work.tolerance = sum_tolerance;
     expect_bandwidth_share(
-        work, 1.0 * n * sizeof(float), n * sizeof(float), 0.70,
+        work, 1.0 * n * sizeof(float), n * sizeof(float), 0.45,
         "The L2 norm is a sum with a map (x * x) and a post-map (sqrt): it should run as fast as the "
         "sum, with the square root taken once at the end.");
 }
