@@ -143,7 +143,7 @@ function(course_add_lesson dir)
     target_link_libraries(${id}_${variant}_tests PRIVATE ${id}_${variant} course::testing_main ${L_LIBS})
 
     set(bench_json "")
-    if(TARGET ${id}_bench_objects AND NOT variant MATCHES "^(mutant|cheat)_")
+    if(TARGET ${id}_bench_objects AND NOT variant MATCHES "^(mutant|cheat|textbook)_")
       add_executable(${id}_${variant}_bench $<TARGET_OBJECTS:${id}_bench_objects>)
       target_link_libraries(${id}_${variant}_bench PRIVATE ${id}_${variant} course::bench_main ${L_LIBS})
       set(bench_json ", \"bench_target\": \"${id}_${variant}_bench\", \"bench\": \"$<TARGET_FILE:${id}_${variant}_bench>\"")
