@@ -23,6 +23,32 @@
 # and records the lesson in build/course_manifest.json for the grader.
 include(${CMAKE_CURRENT_LIST_DIR}/CourseMutant.cmake)
 
+# course_patched_variants(<kind> <patch file> <json file> <name>...)
+# For each name: the solution with grader/<kind>s/<dir>/<name>/<patch file>
+# applied (course_apply_mutant), written to <build>/<kind>s/<dir>/<name>/ with
+# the json file copied beside it; appends <kind>_<name> to `variants` and sets
+# variant_dir_<kind>_<name>. A macro, called only from course_add_lesson: it
+# reads that function's dir, L_SOURCES and variant_dir_solution and sets its
+# variables.
+macro(course_patched_variants kind patch json)
+  foreach(_name ${ARGN})
+    set(_from ${CMAKE_SOURCE_DIR}/grader/${kind}s/${dir}/${_name})
+    set(_built ${CMAKE_BINARY_DIR}/${kind}s/${dir}/${_name})
+    course_apply_mutant(${dir} ${_name} KIND ${kind}
+      PATCH ${_from}/${patch}
+      SOLUTION_DIR ${variant_dir_solution}
+      SOURCES ${L_SOURCES}
+      DESTINATION ${_built})
+    if(NOT EXISTS ${_from}/${json})
+      message(FATAL_ERROR "lesson ${dir}, ${kind} ${_name}: ${_from}/${json} does not exist")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_from}/${json})
+    file(COPY_FILE ${_from}/${json} ${_built}/${json} ONLY_IF_DIFFERENT)
+    list(APPEND variants ${kind}_${_name})
+    set(variant_dir_${kind}_${_name} ${_built})
+  endforeach()
+endmacro()
+
 function(course_add_lesson dir)
   cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;TEXTBOOKS;BASELINES")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
@@ -48,62 +74,17 @@ function(course_add_lesson dir)
   set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
   if(COURSE_BUILD_MUTANTS)
     # A mutant is the solution with its patch applied, written into the build
-    # folder at configure time. Its expect.json is copied beside the sources:
-    # the manifest's source_dir for a mutant is that folder, which is where
-    # `grader verify` reads expect.json.
-    foreach(m IN LISTS L_MUTANTS)
-      set(mutant_dir ${CMAKE_SOURCE_DIR}/grader/mutants/${dir}/${m})
-      set(built_dir ${CMAKE_BINARY_DIR}/mutants/${dir}/${m})
-      course_apply_mutant(${dir} ${m}
-        PATCH ${mutant_dir}/mistake.patch
-        SOLUTION_DIR ${variant_dir_solution}
-        SOURCES ${L_SOURCES}
-        DESTINATION ${built_dir})
-      if(NOT EXISTS ${mutant_dir}/expect.json)
-        message(FATAL_ERROR "lesson ${dir}, mutant ${m}: ${mutant_dir}/expect.json does not exist")
-      endif()
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${mutant_dir}/expect.json)
-      file(COPY_FILE ${mutant_dir}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
-      list(APPEND variants mutant_${m})
-      set(variant_dir_mutant_${m} ${built_dir})
-    endforeach()
+    # folder at configure time (grader/mutants/<dir>/<name>/mistake.patch). Its
+    # expect.json is copied beside the sources: the manifest's source_dir for
+    # a mutant is that folder, which is where `grader verify` reads expect.json.
+    course_patched_variants(mutant mistake.patch expect.json ${L_MUTANTS})
     # A cheat is made the same way from grader/cheats/<dir>/<name>/cheat.patch.
-    foreach(c IN LISTS L_CHEATS)
-      set(cheat_src ${CMAKE_SOURCE_DIR}/grader/cheats/${dir}/${c})
-      set(built_dir ${CMAKE_BINARY_DIR}/cheats/${dir}/${c})
-      course_apply_mutant(${dir} ${c} KIND cheat
-        PATCH ${cheat_src}/cheat.patch
-        SOLUTION_DIR ${variant_dir_solution}
-        SOURCES ${L_SOURCES}
-        DESTINATION ${built_dir})
-      if(NOT EXISTS ${cheat_src}/expect.json)
-        message(FATAL_ERROR "lesson ${dir}, cheat ${c}: ${cheat_src}/expect.json does not exist")
-      endif()
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${cheat_src}/expect.json)
-      file(COPY_FILE ${cheat_src}/expect.json ${built_dir}/expect.json ONLY_IF_DIFFERENT)
-      list(APPEND variants cheat_${c})
-      set(variant_dir_cheat_${c} ${built_dir})
-    endforeach()
+    course_patched_variants(cheat cheat.patch expect.json ${L_CHEATS})
     # A textbook form (grader/textbooks/<dir>/<name>/textbook.patch) is the
     # lesson's technique written plainly, as a student who followed the text
     # would: every speed threshold must let it through. Its about.json says
     # what it is and which speed tests it answers.
-    foreach(t IN LISTS L_TEXTBOOKS)
-      set(textbook_src ${CMAKE_SOURCE_DIR}/grader/textbooks/${dir}/${t})
-      set(built_dir ${CMAKE_BINARY_DIR}/textbooks/${dir}/${t})
-      course_apply_mutant(${dir} ${t} KIND textbook
-        PATCH ${textbook_src}/textbook.patch
-        SOLUTION_DIR ${variant_dir_solution}
-        SOURCES ${L_SOURCES}
-        DESTINATION ${built_dir})
-      if(NOT EXISTS ${textbook_src}/about.json)
-        message(FATAL_ERROR "lesson ${dir}, textbook form ${t}: ${textbook_src}/about.json does not exist")
-      endif()
-      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${textbook_src}/about.json)
-      file(COPY_FILE ${textbook_src}/about.json ${built_dir}/about.json ONLY_IF_DIFFERENT)
-      list(APPEND variants textbook_${t})
-      set(variant_dir_textbook_${t} ${built_dir})
-    endforeach()
+    course_patched_variants(textbook textbook.patch about.json ${L_TEXTBOOKS})
   endif()
 
   # The graded tests compile once and link against each implementation.

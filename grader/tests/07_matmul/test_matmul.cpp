@@ -264,44 +264,48 @@ bool computes_itself(version v) {
     return false;
 }
 
-}  // namespace
-
 // Each hand-written kernel is timed against its textbook form on the same
 // GPU (textbook_kernels.hpp). This share of its speed is needed: far from
 // the plain technique (which measures 1.0 give or take a few percent) and far
 // above what a kernel without the technique reaches.
 constexpr double share_of_textbook_needed = 0.8;
 
-// The student's kernel and the textbook one, timed alike; the figure, and a
-// failure naming what the textbook kernel has.
-void expect_near_textbook(const char* what, double student, double textbook, const char* textbook_name,
+// A lesson function's shape: C = A x B on a stream.
+using matmul_function = void (*)(lesson07::const_matrix, lesson07::const_matrix, lesson07::matrix, cudaStream_t);
+
+// Times the student's version `v` of part `what` ("naive") at 2048^3 (by
+// ncu, where the grader profiled the test) and, in the judge, `textbook`
+// beside it; says the figure, and fails below the share needed with what
+// the textbook kernel has.
+void expect_near_textbook(version v, const char* what, matmul_function textbook, const char* textbook_name,
                           const std::string& what_it_has) {
-    const double share = student / textbook;
+    if (!computes_itself(v)) return;
+    square_problem p(2048);
+    const auto student_or_none = student_gigaflops(fmt::format("{} 2048^3", name_of(v)), source_of(v), p.flops(),
+                                                   [&](cudaStream_t s) { run(v, p.a_view(), p.b_view(), p.c_view(), s); });
+    if (!student_or_none) return;
+    const double student = *student_or_none;
+    ::testing::Test::RecordProperty(fmt::format("{}_gflops", what), std::to_string(student));
+    // The yardstick is timed where the verdict is made, by the judge, on the
+    // same GPU in the same run.
+    if (course::testing::verdict_left_to_judge()) return;
+    const double yardstick = gigaflops(fmt::format("textbook {} 2048^3", what), p.flops(),
+                                       [&](cudaStream_t s) { textbook(p.a_view(), p.b_view(), p.c_view(), s); });
+    const double share = student / yardstick;
     course::testing::report_figure(fmt::format("{:.0f} GFLOP/s, {:.2f}x the textbook kernel's {:.0f} GFLOP/s on this GPU; {:.2f}x is needed",
-                                               student, share, textbook, share_of_textbook_needed));
+                                               student, share, yardstick, share_of_textbook_needed));
     EXPECT_GE(share, share_of_textbook_needed) << fmt::format(
         "{}: {:.0f} GFLOP/s, {:.2f}x the speed of {}, which ran at {:.0f} GFLOP/s on this GPU in the same run; "
         "{:.2f}x is needed.\nWhat that kernel has: {}",
-        what, student, share, textbook_name, textbook, share_of_textbook_needed, what_it_has);
+        what, student, share, textbook_name, yardstick, share_of_textbook_needed, what_it_has);
 }
+
+}  // namespace
 
 GRADED_PERF_TEST_PROFILED(MatmulPerf, NaiveVsTextbook, 1,
                           "naive at least 80% of the textbook naive kernel's speed at 2048^3") {
-    if (!computes_itself(version::naive)) return;
-    square_problem p(2048);
-    const auto naive_or_none =
-        student_gigaflops("matmul_naive 2048^3", "matmul_naive.cu", p.flops(), [&](cudaStream_t s) {
-            lesson07::matmul_naive(p.a_view(), p.b_view(), p.c_view(), s);
-        });
-    if (!naive_or_none) return;
-    RecordProperty("naive_gflops", std::to_string(*naive_or_none));
-    // The yardstick is timed where the verdict is made, by the judge.
-    if (course::testing::verdict_left_to_judge()) return;
-    const double textbook = gigaflops("textbook naive 2048^3", p.flops(), [&](cudaStream_t s) {
-        textbook_naive_matmul(p.a_view(), p.b_view(), p.c_view(), s);
-    });
     expect_near_textbook(
-        "naive", *naive_or_none, textbook, textbook_naive_name,
+        version::naive, "naive", textbook_naive_matmul, textbook_naive_name,
         "threadIdx.x picks the column of C, so the threads of a warp read neighbouring elements of a row of B "
         "(one coalesced access) and the same element of A (a broadcast). A kernel whose threadIdx.x picks the "
         "row reads one element from each of 32 rows of A at once: 32 separate accesses where one would do.");
@@ -314,23 +318,8 @@ GRADED_PERF_TEST_PROFILED(MatmulPerf, NaiveVsTextbook, 1,
 // does not reuse its tiles, or loads them uncoalesced, still falls short.
 GRADED_PERF_TEST_PROFILED(MatmulPerf, TiledVsTextbook, 2,
                           "tiled at least 80% of the textbook tiled kernel's speed at 2048^3") {
-    if (!computes_itself(version::tiled)) return;
-    square_problem p(2048);
-    const auto tiled_or_none =
-        student_gigaflops("matmul_tiled 2048^3", "matmul_tiled.cu", p.flops(), [&](cudaStream_t s) {
-            lesson07::matmul_tiled(p.a_view(), p.b_view(), p.c_view(), s);
-        });
-    if (!tiled_or_none) return;
-    const double tiled = *tiled_or_none;
-    RecordProperty("tiled_gflops", std::to_string(tiled));
-    // The yardstick is timed where the verdict is made, by the judge, on the
-    // same GPU in the same run.
-    if (course::testing::verdict_left_to_judge()) return;
-    const double textbook = gigaflops("textbook tiled 2048^3", p.flops(), [&](cudaStream_t s) {
-        textbook_tiled_matmul(p.a_view(), p.b_view(), p.c_view(), s);
-    });
     expect_near_textbook(
-        "tiled", tiled, textbook, textbook_tiled_name,
+        version::tiled, "tiled", textbook_tiled_matmul, textbook_tiled_name,
         "each element of A and B it loads from global memory is used 16 times from shared memory (a tile is "
         "loaded once per step of K, by the whole block, and every thread reads a row of one tile and a column of "
         "the other); the 16 threads along a row of the block load 16 neighbouring floats (coalesced); and in "

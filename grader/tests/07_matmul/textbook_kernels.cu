@@ -48,22 +48,25 @@ __global__ void textbook_tiled_kernel(const_matrix a, const_matrix b, matrix c) 
     if (row < M && col < N) c(row, col) = sum;
 }
 
-}  // namespace
-
-void textbook_naive_matmul(const_matrix a, const_matrix b, matrix c, cudaStream_t stream) {
-    check_shapes(a, b, c, "textbook_naive_matmul");
+// Both kernels run one 16 x 16 block per 16 x 16 tile of C, the grid rounded
+// up so the partial tiles at the edges get a block.
+void launch_over_tiles_of_c(void (*kernel)(const_matrix, const_matrix, matrix), const char* who, const_matrix a,
+                            const_matrix b, matrix c, cudaStream_t stream) {
+    check_shapes(a, b, c, who);
     const dim3 block(tile, tile);
     const dim3 grid(course::blocks_for(c.cols(), tile), course::blocks_for(c.rows(), tile));
-    textbook_naive_kernel<<<grid, block, 0, stream>>>(a, b, c);
+    kernel<<<grid, block, 0, stream>>>(a, b, c);
     CUDA_CHECK(cudaGetLastError());
 }
 
+}  // namespace
+
+void textbook_naive_matmul(const_matrix a, const_matrix b, matrix c, cudaStream_t stream) {
+    launch_over_tiles_of_c(textbook_naive_kernel, "textbook_naive_matmul", a, b, c, stream);
+}
+
 void textbook_tiled_matmul(const_matrix a, const_matrix b, matrix c, cudaStream_t stream) {
-    check_shapes(a, b, c, "textbook_tiled_matmul");
-    const dim3 block(tile, tile);
-    const dim3 grid(course::blocks_for(c.cols(), tile), course::blocks_for(c.rows(), tile));
-    textbook_tiled_kernel<<<grid, block, 0, stream>>>(a, b, c);
-    CUDA_CHECK(cudaGetLastError());
+    launch_over_tiles_of_c(textbook_tiled_kernel, "textbook_tiled_matmul", a, b, c, stream);
 }
 
 }  // namespace lesson07::testing
