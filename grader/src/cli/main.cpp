@@ -69,7 +69,7 @@ int main(int argc, char** argv) {
         ->excludes(cheat_option);
     run_cmd->add_flag("--sandbox", run.sandbox,
                       "run the tests in a bubblewrap sandbox that hides the solutions, the known-wrong "
-                      "versions and the build folder (graded runs: Gradescope)");
+                      "versions, the textbook forms and the build folder (graded runs: Gradescope)");
     run_cmd->add_flag("--sanitize", run.sanitize,
                       "run every GPU test again under compute-sanitizer (memcheck, racecheck, synccheck, initcheck) "
                       "and report what it finds, also in tests that pass (slow: the tool slows kernels 10-100x)");

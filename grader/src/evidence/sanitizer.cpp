@@ -203,7 +203,7 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
     static const std::regex thread_block(R"(by thread \((\d+,\d+,\d+)\) in block \((\d+,\d+,\d+)\))");
     static const std::regex hazard_thread(R"((Write|Read) Thread \((\d+, ?\d+, ?\d+)\) at (.*))");
     static const std::regex race_second(R"(and (\w+) access at (.*))");
-    static const std::regex address_is(R"((?:Address|Access to) 0x[0-9a-fA-F]+ is (out of bounds|misaligned).*)");
+    static const std::regex address_is(R"((?:Address|Access to) 0x([0-9a-fA-F]+) is (out of bounds|misaligned).*)");
     static const std::regex nearest(R"(and is (.*?)(?: at 0x[0-9a-fA-F]+)?( of size .*))");
     std::smatch m;
     if (text.rfind("at ", 0) == 0 && f.kernel.empty()) {
@@ -232,7 +232,8 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
                               second.location.empty() ? "?" : second.location);
         if (f.location.empty()) f.location = second.location;
     } else if (std::regex_match(text, m, address_is)) {
-        f.kind = (m[1].str() == "misaligned" ? "misaligned " : "out-of-bounds ") + f.kind;
+        f.kind = (m[2].str() == "misaligned" ? "misaligned " : "out-of-bounds ") + f.kind;
+        if (m[1].length() <= 16) f.address_value = std::stoull(m[1].str(), nullptr, 16);
     } else if (std::regex_match(text, m, nearest)) {
         f.address = m[1].str() + m[2].str();
     }

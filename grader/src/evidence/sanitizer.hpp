@@ -8,6 +8,7 @@
 // The grader reads the tool's own text report (--log-file): it is what the
 // Compute Sanitizer guide documents, line by line. A finding is only ever
 // what the tool printed, in plainer words.
+#include <cstdint>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -46,6 +47,7 @@ struct sanitizer_finding {
     std::string thread;    // "(1,0,0)", where the report names one thread
     std::string block;     // "(8,0,0)"
     std::string address;   // what the report says of the address, in its words
+    std::optional<std::uintptr_t> address_value;  // the address itself, where the report gives it
     std::string other_access;  // a race's second access: "read by thread (187,0,0) at tiled.cu:15"
 };
 

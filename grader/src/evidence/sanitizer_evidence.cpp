@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "course/testing/evidence.hpp"
+#include "evidence/input_map.hpp"
 #include "evidence/sanitizer.hpp"
 #include "system/process.hpp"
 
@@ -33,7 +34,20 @@ std::string evidence_message(const sanitizer_report& report) {
     if (report.error_count > 1) text += fmt::format(" ({} errors in all; the first is shown)", report.error_count);
     return text;
 }
+// An address in an input's guard becomes the element it would be.
+void name_guarded_addresses(sanitizer_report& report, const fs::path& input_map) {
+    const std::vector<guarded_input> inputs = read_input_map(input_map);
+    if (inputs.empty()) return;
+    for (auto& f : report.findings) {
+        if (!f.address_value) continue;
+        if (auto named = name_guarded_address(*f.address_value, inputs)) f.address = std::move(*named);
+    }
+}
 }  // namespace
+
+fs::path input_map_file(const fs::path& report_dir, const std::string& id) {
+    return report_dir / (course::testing::evidence_file_name(id) + ".inputs.jsonl");
+}
 
 std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests, bool every_test) {
     std::vector<std::string> ids;
@@ -88,6 +102,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             const fs::path report_file =
                 report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(id), to_string(tool));
             fs::remove(report_file, ec);  // a report from another run says nothing of this one
+            fs::remove(input_map_file(report_dir, id), ec);
             run_under(id, sanitizer_command(*sanitizer, tool, report_file), std::min(left, options.per_rerun_limit));
             if (!fs::exists(report_file, ec)) {
                 // It did not start (or not as far as its report): no rerun will do better.
@@ -97,7 +112,8 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 tool_failed = true;
                 break;
             }
-            const sanitizer_report report = parse_sanitizer_report(tool, file_text(report_file));
+            sanitizer_report report = parse_sanitizer_report(tool, file_text(report_file));
+            name_guarded_addresses(report, input_map_file(report_dir, id));
             if (!report.findings.empty()) {
                 found = report;
                 break;

@@ -47,6 +47,10 @@ inline constexpr int sanitizer_limit_factor = 4;
 using run_under_sanitizer_fn = std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
                                                   std::chrono::milliseconds limit)>;
 
+// Where a rerun of test `id` asks its guard-paged inputs to say where they
+// lie (input_map.hpp), so that an address in a guard is told as an element.
+std::filesystem::path input_map_file(const std::filesystem::path& report_dir, const std::string& id);
+
 // The tests that get a rerun, in report order.
 std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests, bool every_test);
 

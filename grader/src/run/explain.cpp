@@ -6,6 +6,7 @@
 
 #include <chrono>
 
+#include "course/testing/evidence.hpp"
 #include "evidence/kernel_profile.hpp"
 #include "evidence/profile_evidence.hpp"
 #include "evidence/sanitizer_evidence.hpp"
@@ -32,9 +33,10 @@ public:
     const std::filesystem::path& log_dir() const { return rerun_.log_dir; }
     std::filesystem::path reports() const { return rerun_.log_dir / "reports"; }
 
-    void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+    void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
+             test_processes::env_list env = {}) {
         test_processes under_tool(rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_),
-                                  limit);
+                                  limit, std::move(env));
         under_tool.run_under(tool, reports());
         under_tool.run({id});
     }
@@ -59,7 +61,8 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
         tests, plan, reruns.reports(),
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
             turn.let_waiting_runs_in();  // each rerun may take many seconds
-            reruns.run(id, tool, limit);
+            reruns.run(id, tool, limit,
+                       {{course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()}});
         });
 }
 

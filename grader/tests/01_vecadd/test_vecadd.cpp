@@ -20,11 +20,13 @@ constexpr course::tolerance sum_tolerance{1e-6, 0.0};
 
 // Adds two random vectors of n elements with the student's vecadd and checks
 // everything a right answer implies: each element right, nothing written past
-// the end, inputs untouched.
+// the end, inputs untouched. a ends on unmapped memory and b starts on it
+// (guard_paged.hpp), so a read past the end of a, or before the start of b,
+// stops the kernel even when every sum comes out right.
 void check_vecadd(std::size_t n, int threads) {
     SCOPED_TRACE(fmt::format("n = {}, {} threads per block", n, threads));
-    const auto a = random_input(n, "a");
-    const auto b = random_input(n, "b");
+    const auto a = random_input(n, "a", guard_side::after);
+    const auto b = random_input(n, "b", guard_side::before);
     guarded_output<float> c(n);
 
     lesson01::vecadd(a.view(), b.view(), c.view(), threads);

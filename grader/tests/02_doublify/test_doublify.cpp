@@ -60,7 +60,7 @@ std::string describe(std::size_t rows, std::size_t cols, std::size_t pitch) {
 void check_doublify(std::size_t rows, std::size_t cols, dim3 block, std::size_t pitch = 0) {
     SCOPED_TRACE(fmt::format("doublify, {}, {} x {} blocks", describe(rows, cols, pitch), block.x,
                              block.y));
-    guarded_matrix<float> a(rows, cols, pitch);
+    guarded_matrix<float> a(rows, cols, pitch, after_the_matrix::poison, "a");
     const std::vector<float> original = random_matrix(rows, cols, "a");
     a.fill(original);
 
@@ -77,7 +77,7 @@ void check_affine(std::size_t rows, std::size_t cols, dim3 block, std::size_t a_
     SCOPED_TRACE(fmt::format("affine, a: {}, out: {}, {} x {} blocks", describe(rows, cols, a_pitch),
                              describe(rows, cols, out_pitch), block.x, block.y));
     // The input ends where mapped memory ends: a read below its last row faults.
-    guarded_matrix<float> a(rows, cols, a_pitch, after_the_matrix::unmapped);
+    guarded_matrix<float> a(rows, cols, a_pitch, after_the_matrix::unmapped, "a");
     const std::vector<float> values = random_matrix(rows, cols, "a");
     a.fill(values);
     guarded_matrix<float> out(rows, cols, out_pitch);

@@ -26,7 +26,7 @@ std::uint64_t seed_for(const std::string& name) {
 template <class T>
 input<T> on_device(const std::string& name, std::vector<T> host) {
     input<T> x{name, std::move(host), {}};
-    x.device = course::testing::guard_paged_array<T>::from_host(x.host);
+    x.device = course::testing::guard_paged_array<T>::from_host(x.host, course::testing::guard_side::after, name);
     return x;
 }
 

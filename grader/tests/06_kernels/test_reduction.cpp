@@ -187,7 +187,7 @@ matrix_input<T> make_matrix(std::size_t rows, std::size_t cols, std::size_t pitc
     for (std::size_t r = 0; r < rows; ++r)
         for (std::size_t c = 0; c < cols; ++c) padded[r * pitch + c] = values.host[r * cols + c];
     matrix_input<T> m{rows, cols, pitch, std::move(values.host), {}};
-    m.device = course::testing::guard_paged_array<T>::from_host(padded);
+    m.device = course::testing::guard_paged_array<T>::from_host(padded, course::testing::guard_side::after, "x");
     return m;
 }
 

@@ -525,8 +525,8 @@ void check_product(const std::string& name, const multiply_fn& multiply, const p
 
     // The inputs end where mapped memory ends: a read past A's last row or
     // B's last element faults (guard_paged.hpp), even when the answer is right.
-    guarded_matrix<float> a_dev(s.m, s.k, s.pitch_a, after_the_matrix::unmapped);
-    guarded_matrix<float> b_dev(s.k, s.n, s.pitch_b, after_the_matrix::unmapped);
+    guarded_matrix<float> a_dev(s.m, s.k, s.pitch_a, after_the_matrix::unmapped, "A");
+    guarded_matrix<float> b_dev(s.k, s.n, s.pitch_b, after_the_matrix::unmapped, "B");
     guarded_matrix<float> c_dev(s.m, s.n, s.pitch_c);  // poisoned: NaN everywhere
     a_dev.fill(a.values);
     b_dev.fill(b.values);

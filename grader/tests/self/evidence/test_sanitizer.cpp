@@ -48,6 +48,7 @@ TEST(SanitizerReport, NamesAnOutOfBoundsAccessWithKernelLineThreadAndBlock) {
     EXPECT_EQ(f.thread, "(96,0,0)");
     EXPECT_EQ(f.block, "(1,0,0)");
     EXPECT_EQ(f.address, "128 bytes before the nearest allocation of size 16,384 bytes");
+    EXPECT_EQ(f.address_value, std::uintptr_t{0x7f774c800380});
     EXPECT_EQ(report.error_count, 96);  // not the 93 left unprinted
     EXPECT_TRUE(report.tool_errors.empty());
     EXPECT_EQ(grader::describe(f),
@@ -264,6 +265,38 @@ TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
     EXPECT_EQ(tests[1].messages[1], "wrote past the end: 1 element(s) after the last one were changed");
     EXPECT_EQ(tests[1].status, grader::test_status::failed);
     EXPECT_TRUE(notes.empty());
+}
+
+// A read past the end of a guard-paged input, as the rerun's test program
+// and memcheck would report it: the map names the input, and the address
+// becomes the element it would be.
+TEST(SanitizerEvidence, AnAddressInAnInputsGuardIsNamedAsAnElement) {
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    const auto reports = fake.dir.path() / "reports";
+    grader::add_sanitizer_evidence(
+        tests, {}, reports,
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            // a: 129 floats at 0x7f0000000000, its guard 12 bytes after its end.
+            std::ofstream(grader::input_map_file(reports, id))
+                << R"({"name":"a","first":139637976727552,"element_bytes":4,"rows":1,"cols":129,"pitch":129,)"
+                << R"("matrix":false,"guard":[139637976728080,139637978825232]})" << "\n";
+            std::ofstream(arg_after(command, "--log-file")) << R"(========= COMPUTE-SANITIZER
+========= Invalid __global__ read of size 4 bytes
+=========     at lesson01::vecadd_kernel(course::device_span<const float>, course::device_span<const float>, course::device_span<float>)+0x1a0 in vecadd.cu:27
+=========     by thread (0,0,0) in block (0,0,0)
+=========     Address 0x7f0000000400 is out of bounds
+=========     and is 1,024 bytes after the nearest allocation at 0x7f0000000000 of size 2,097,152 bytes
+========= 
+========= ERROR SUMMARY: 129 errors
+)";
+        });
+    ASSERT_EQ(tests[1].messages.size(), 2u);
+    EXPECT_EQ(tests[1].messages[0],
+              "compute-sanitizer (memcheck): out-of-bounds read of 4 bytes to global memory in vecadd_kernel at "
+              "vecadd.cu:27, thread (0,0,0) block (0,0,0); the address is a[256], past the end of input a (129 "
+              "elements: a[0] to a[128]); unmapped memory starts 12 bytes after a's end (129 errors in all; the "
+              "first is shown)");
 }
 
 TEST(SanitizerEvidence, WhenNoToolFindsAnythingNothingIsAdded) {

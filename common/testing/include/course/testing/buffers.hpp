@@ -77,7 +77,8 @@ struct test_input {
     device_span<const T> view() const { return device.view(); }
 };
 
-// n floats in [-1, 1), drawn from this test's seed and the input's name.
-test_input<float> random_input(std::size_t n, const std::string& name);
+// n floats in [-1, 1), drawn from this test's seed and the input's name, on
+// guard-paged memory with the guard on `side` (guard_paged.hpp).
+test_input<float> random_input(std::size_t n, const std::string& name, guard_side side = guard_side::after);
 
 }  // namespace course::testing

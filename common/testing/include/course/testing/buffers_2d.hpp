@@ -12,6 +12,9 @@
 // in-place kernel; left poisoned, an element still NaN afterwards was never
 // written. An input can instead end where mapped memory ends
 // (after_the_matrix::unmapped): a kernel that reads past its last row faults.
+// Either way the storage ends on unmapped memory, and the grader names the
+// element a faulting read asked for ("A[64][3]") from the input map
+// (guard_paged.hpp) when the matrix has a name.
 //
 // What to_host(), guard_writes() and first_difference() read back is
 // evidence (evidence.hpp): it passes through observe().
@@ -21,6 +24,7 @@
 #include <cstddef>
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
 #include <vector>
 
 #include "course/device_array.hpp"
@@ -65,13 +69,16 @@ public:
     // rows tall still lands in it; the guard before holds at least 1024
     // elements.
     guarded_matrix(std::size_t rows, std::size_t cols, std::size_t pitch = 0,
-                   after_the_matrix after = after_the_matrix::poison)
+                   after_the_matrix after = after_the_matrix::poison, std::string_view name = {})
         : layout_{rows, cols, pitch == 0 ? cols : pitch},
           before_(std::max<std::size_t>(1024, layout_.pitch)),
           after_(after == after_the_matrix::unmapped ? 0 : std::max<std::size_t>(1024, 32 * layout_.pitch)),
           storage_(before_ + rows * layout_.pitch + after_) {
         if (layout_.pitch < cols) throw std::invalid_argument("guarded_matrix: pitch < cols");
         storage_.fill_bytes(0xFF);
+        // Unmapped memory follows the matrix (unmapped) or its guard band (poison).
+        if (!name.empty() && rows * cols > 0)
+            note_guarded_input({name, first(), sizeof(T), rows, cols, layout_.pitch, true, storage_.guard()});
     }
 
     device_span_2d<T> view() { return {first(), layout_.rows, layout_.cols, layout_.pitch}; }

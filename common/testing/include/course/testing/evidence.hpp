@@ -137,6 +137,9 @@ inline constexpr const char* evidence_mode_variable = "COURSE_EVIDENCE";
 inline constexpr const char* evidence_dir_variable = "COURSE_EVIDENCE_DIR";
 inline constexpr const char* evidence_claims_variable = "COURSE_EVIDENCE_CLAIMS";
 inline constexpr const char* evidence_wait_variable = "COURSE_EVIDENCE_WAIT_MS";
+// Where the grader's compute-sanitizer reruns ask guard-paged inputs to say
+// where they lie (guard_paged.hpp, the input map): a file path.
+inline constexpr const char* input_map_variable = "COURSE_INPUT_MAP";
 
 // The file that holds a test's evidence, inside the evidence folder (the
 // grader's claims take the same name plus ".claim"). Inline: the grader
