@@ -48,6 +48,15 @@ TEST(Errors, TodoThrowsNotImplemented) {
     }
 }
 
+TEST(Errors, TodoAddsItsLineToTheFileItNames) {
+    try {
+        course::todo("lesson01::vecadd in exercises/01_vecadd/vecadd.cu");
+    } catch (const course::not_implemented& e) {
+        EXPECT_EQ(std::string(e.what()),
+                  "not implemented yet: lesson01::vecadd in exercises/01_vecadd/vecadd.cu:" + std::to_string(__LINE__ - 3));
+    }
+}
+
 TEST(DeviceInfo, AbsenceAlwaysComesWithAReason) {
     const auto& status = course::device_status();
     if (status.available) {

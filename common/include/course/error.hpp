@@ -48,7 +48,11 @@ public:
     explicit not_implemented(const std::string& what);
 };
 
-[[noreturn]] void todo(const std::string& what);
+// `what` names the part and its file ("lesson01::vecadd in
+// exercises/01_vecadd/vecadd.cu"); the compiler fills in `line`, the line of
+// the call, which the message adds to the file ("...vecadd.cu:29") so that
+// the report can point at it.
+[[noreturn]] void todo(const std::string& what, int line = __builtin_LINE());
 
 namespace detail {
 [[noreturn]] void throw_runtime_error(cudaError_t status, const char* call, const char* file,

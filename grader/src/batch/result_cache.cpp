@@ -133,7 +133,7 @@ void result_cache::store(const batch_result& r, const std::string& key) const {
                                            to_string(state), r.student));
     const std::string text = state == batch_result::outcome::build_failed
                                  ? build_failure_text(r)
-                                 : format_text(*r.report, {false, true});
+                                 : format_text(*r.report, {false, true, true, 0});
     write_file_atomically(folder / text_file, text);
     write_file_atomically(folder / json_file, format_json(*r.report));
     write_file_atomically(folder / gradescope_file, format_gradescope(*r.report));

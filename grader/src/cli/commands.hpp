@@ -21,6 +21,7 @@ struct run_args {
     bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)
     bool timeline = false;            // draw each timed test's streams from the GPU's record (run_timeline.hpp)
     std::string format = "text";      // text, json, gradescope, junit
+    bool verbose = false;             // text: every test with its own messages (the short view groups them)
     std::optional<std::filesystem::path> output;
     std::optional<unsigned long long> seed;
     int timeout_s = 60;               // per test

@@ -82,6 +82,9 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--format", run.format, "report format")
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");
+    run_cmd->add_flag("-v,--verbose", run.verbose,
+                      "every test on its own line with its own messages (by default tests that fail for one reason, "
+                      "such as a part not started, are said once)");
     run_cmd->add_option("--seed", run.seed, "seed for the random inputs (printed by every run)");
     run_cmd->add_option("--timeout", run.timeout_s, "seconds a single test may run before it is stopped")
         ->check(CLI::Range(1, 3600));

@@ -19,11 +19,11 @@
 namespace grader {
 
 namespace {
-std::string render(const lesson_report& report, const std::string& format, bool color) {
+std::string render(const lesson_report& report, const std::string& format, const text_style& style) {
     if (format == "json") return format_json(report);
     if (format == "gradescope") return format_gradescope(report);
     if (format == "junit") return format_junit(report);
-    return format_text(report, {color, true});
+    return format_text(report, style);
 }
 
 unsigned long long fresh_seed() { return std::random_device{}() % 100000; }
@@ -73,13 +73,16 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.profile_every_test = args.profile;
     const lesson_report report = grade_variant(m, lesson, variant_name, options);
 
+    // A file gets the full view; the terminal the one asked for, wrapped to its width.
+    const text_style file_style{false, true, true, 0};
+    const text_style terminal_style{color, true, args.verbose, terminal_width(STDOUT_FILENO)};
     if (args.output) {
         std::ofstream out(*args.output);
         if (!out) throw user_error(usage_error, fmt::format("cannot write {}", args.output->string()));
-        out << render(report, args.format, false);
+        out << render(report, args.format, file_style);
     }
-    if (text_to_terminal) std::cout << "\n" << format_text(report, {color, true});
-    else std::cout << render(report, args.format, false);
+    if (text_to_terminal) std::cout << "\n" << format_text(report, terminal_style);
+    else std::cout << render(report, args.format, file_style);
 
     if (args.timeline) show_timelines(m, lesson, variant_name, report, text_to_terminal ? std::cout : std::cerr);
     if (args.tests.empty()) remember_score(m, report, std::cerr);  // a partial run is no score

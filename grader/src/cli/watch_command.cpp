@@ -106,7 +106,7 @@ void watcher::grade(const std::vector<fs::path>& changed) {
 }
 
 void watcher::show_report(const lesson_report& report) {
-    std::string text = format_text(report, {color_, true});
+    std::string text = format_text(report, {color_, true, false, terminal_width(STDOUT_FILENO)});
     while (text.size() > 1 && text.ends_with("\n\n")) text.pop_back();  // the legend brings its own blank line
     std::cout << "\n" << text;
     remember_score(m_, report, std::cerr);

@@ -2,20 +2,18 @@
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <sstream>
 
-#include "report/kernel_table.hpp"
+#include "report/text_parts.hpp"
 
 namespace grader {
 
 namespace {
 using nlohmann::json;
-
-constexpr std::size_t title_width = 52;
-constexpr std::size_t max_message_lines = 8;
 
 // A profile's figures, named as in the table; a figure ncu did not give is null.
 json kernels_json(const std::vector<kernel_measure>& kernels) {
@@ -44,69 +42,6 @@ json kernels_json(const std::vector<kernel_measure>& kernels) {
                         {"instructions", figure(k.instructions)},
                         {"waves", figure(k.waves)}});
     return list;
-}
-
-std::string paint(const text_style& style, const char* code, const std::string& text) {
-    return style.color ? fmt::format("\x1b[{}m{}\x1b[0m", code, text) : text;
-}
-
-// Display width of UTF-8 text: count code points, not bytes.
-std::size_t width(const std::string& s) {
-    std::size_t n = 0;
-    for (unsigned char c : s) n += (c & 0xC0) != 0x80;
-    return n;
-}
-
-std::string pad(const std::string& s, std::size_t w) {
-    const std::size_t have = width(s);
-    return have >= w ? s + " " : s + std::string(w - have, ' ');
-}
-
-std::string mark(const graded_test& t, const text_style& style) {
-    switch (t.status) {
-        case test_status::passed: return paint(style, "32", style.unicode ? "✓" : "+");
-        case test_status::skipped:
-        case test_status::not_run: return paint(style, "33", style.unicode ? "–" : "-");
-        default: return paint(style, "31", style.unicode ? "✗" : "x");
-    }
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-    std::vector<std::string> lines;
-    std::istringstream in(text);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-// The messages a person should read for a test, one block per failure,
-// capped so that one broken test cannot bury the rest of the report.
-std::vector<std::string> message_lines(const graded_test& t) {
-    std::vector<std::string> out;
-    std::size_t shown_failures = 0;
-    for (const auto& m : t.messages) {
-        if (shown_failures == 2) {
-            out.push_back(fmt::format("(+{} more failures like these)", t.messages.size() - 2));
-            break;
-        }
-        for (const auto& line : lines_of(m)) out.push_back(line);
-        ++shown_failures;
-    }
-    if (out.size() > max_message_lines) {
-        out.resize(max_message_lines);
-        out.push_back("...");
-    }
-    return out;
-}
-
-std::string status_note(const graded_test& t) {
-    switch (t.status) {
-        case test_status::not_run: return "(needs correctness first)";
-        case test_status::skipped: return "(skipped)";
-        case test_status::crashed: return "(crashed)";
-        case test_status::timed_out: return "(timed out)";
-        case test_status::missing: return "(did not report)";
-        default: return "";
-    }
 }
 
 std::string joined_messages(const graded_test& t) {
@@ -139,50 +74,11 @@ bool wants_color(int fd) {
     return isatty(fd);
 }
 
-std::string format_text(const lesson_report& r, const text_style& style) {
-    const char* dot = style.unicode ? " · " : " - ";
-    std::string out = paint(style, "1", fmt::format("{}{}{}{}{}", r.lesson_id, dot, r.title, dot, r.variant));
-    if (!r.device.empty()) out += dot + r.device;
-    if (r.graded()) out += fmt::format("{}seed {}", dot, r.seed);
-    out += "\n\n";
-
-    const int skipped = r.count(test_status::skipped);
-    if (!r.no_gpu_reason.empty()) {
-        out += fmt::format("  no CUDA device: {}.\n", r.no_gpu_reason);
-        if (!r.graded())
-            out += fmt::format("  {} GPU tests skipped; nothing was graded. `grader doctor` checks your setup.\n", skipped);
-        else if (skipped > 0)
-            out += fmt::format("  {} GPU tests skipped; only the tests that need no GPU were graded.\n", skipped);
-        out += "\n";
-    }
-
-    for (const auto& t : r.tests) {
-        if (t.status == test_status::skipped && !r.no_gpu_reason.empty()) continue;  // said once above
-        std::string line = fmt::format("  {} {}{:>2}/{}", mark(t, style), pad(t.title, title_width), t.score(), t.points);
-        if (const std::string note = status_note(t); !note.empty()) line += "   " + paint(style, "2", note);
-        out += line + "\n";
-        if (t.status != test_status::passed && t.status != test_status::not_run)
-            for (const auto& m : message_lines(t)) out += "      " + m + "\n";
-        // A passed speed test shows its margin; a failed one says it in its message.
-        if (t.status == test_status::passed && !t.figure.empty()) out += "      " + paint(style, "2", t.figure) + "\n";
-        if (!t.kernels.empty()) {
-            for (const auto& row : profile_table(t.kernels)) out += "      " + paint(style, "2", row) + "\n";
-        } else if (t.profiled) {
-            out += "      " + paint(style, "2", "Nsight Compute saw no kernel run during this test") + "\n";
-        }
-    }
-    out += "\n";
-    for (const auto& note : r.notes) out += "  " + paint(style, "2", "note: " + note) + "\n";
-    if (!r.notes.empty()) out += "\n";
-    if (r.graded()) {
-        const bool full = r.score() == r.max_score();
-        std::string total = fmt::format("score {}/{}", r.score(), r.max_score());
-        out += "  " + paint(style, full ? "1;32" : "1", total);
-        if (!full && r.variant == "exercise") out += fmt::format("{}next: grader hint {}", dot, r.lesson_id);
-        if (full && r.variant == "exercise") out += fmt::format("{}well done: on to the next lesson", dot);
-        out += "\n";
-    }
-    return out;
+std::size_t terminal_width(int fd) {
+    if (!isatty(fd)) return 0;
+    winsize size{};
+    if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_col > 0) return size.ws_col;
+    return 80;
 }
 
 std::string format_json(const lesson_report& r) {
@@ -203,6 +99,7 @@ std::string format_json(const lesson_report& r) {
     json j = {{"lesson", r.lesson_id}, {"title", r.title},   {"variant", r.variant},
               {"device", r.device},    {"seed", r.seed},     {"graded", r.graded()},
               {"score", r.score()},    {"max_score", r.max_score()}, {"tests", tests}};
+    if (!r.readme.empty()) j["readme"] = r.readme;
     if (!r.no_gpu_reason.empty()) j["no_gpu_reason"] = r.no_gpu_reason;
     if (!r.notes.empty()) j["notes"] = r.notes;
     j["evidence_seconds"] = r.evidence_seconds;

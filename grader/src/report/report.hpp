@@ -43,6 +43,7 @@ struct graded_test {
 struct lesson_report {
     std::string lesson_id;   // "lesson01"
     std::string title;       // "vector addition"
+    std::string readme;      // "lessons/01_vecadd/README.md": where the next step is explained
     std::string variant;     // "exercise", "solution", "mutant_..."
     std::string device;      // "NVIDIA H200 (sm_90)", empty without one
     std::string no_gpu_reason;

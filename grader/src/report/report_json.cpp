@@ -34,6 +34,7 @@ lesson_report report_from_json(const std::string& json_text) {
         r.lesson_id = j.at("lesson").get<std::string>();
         r.title = field<std::string>(j, "title", "");
         r.variant = field<std::string>(j, "variant", "");
+        r.readme = field<std::string>(j, "readme", "");
         r.device = field<std::string>(j, "device", "");
         r.seed = field<unsigned long long>(j, "seed", 0);
         r.no_gpu_reason = field<std::string>(j, "no_gpu_reason", "");

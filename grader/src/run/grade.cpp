@@ -53,6 +53,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
                                  const grade_options& options)
     : program_(program.tests) {
     report_.lesson_id = lesson.id;
+    report_.readme = fmt::format("lessons/{}/README.md", lesson.dir);
     report_.title = lesson.title;
     report_.variant = program.variant;
     report_.seed = options.seed;
