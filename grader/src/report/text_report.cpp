@@ -110,16 +110,19 @@ void short_body(const lesson_report& r, text_out& out) {
                 tests += groups.unfinished[g].tests.size();
                 points += groups.unfinished[g].points;
             }
-            out.line(fmt::format("  {} {} not started ({}, {}){}:",
+            out.line(fmt::format("  {} {} not started ({}, {}):",
                                  paint(out.style, "31", out.style.unicode ? "✗" : "x"),
                                  count_of(groups.unfinished.size() - 1, "more part", "more parts"),
-                                 count_of(tests, "test", "tests"), count_of(static_cast<std::size_t>(points), "point", "points"),
-                                 waiting_text(waiting)),
+                                 count_of(tests, "test", "tests"), count_of(static_cast<std::size_t>(points), "point", "points")),
                      4);
             for (std::size_t g = 1; g < groups.unfinished.size(); ++g) {
                 const unfinished_part& p = groups.unfinished[g];
                 out.line(fmt::format("      {}  {}", p.part, p.location), 6);
             }
+            if (waiting > 0)
+                out.line(waiting == 1 ? "      the speed test waits for them all"
+                                      : fmt::format("      the {} speed tests wait for them all", waiting),
+                         6);
         }
     }
     for (std::size_t i = 0; i < r.tests.size(); ++i) {

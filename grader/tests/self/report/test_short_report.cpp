@@ -96,8 +96,9 @@ TEST(ShortReport, EachPartNotStartedIsNamedOnceAndTheFirstSaysWhatToDo) {
     EXPECT_EQ(groups.unfinished[1].points, 1);
     const std::string text = grader::format_text(r, {false, true, false, 80});
     EXPECT_NE(text.find("      it blocks 9 tests (13 points)\n"
-                        "  ✗ 1 more part not started (1 test, 1 point); the speed test waits for them:\n"
-                        "      lesson01::helper  exercises/01_vecadd/vecadd.cu:40\n"),
+                        "  ✗ 1 more part not started (1 test, 1 point):\n"
+                        "      lesson01::helper  exercises/01_vecadd/vecadd.cu:40\n"
+                        "      the speed test waits for them all\n"),
               std::string::npos)
         << text;
     const auto all = lines(text);
