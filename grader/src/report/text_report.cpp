@@ -84,14 +84,23 @@ std::string part_line(const unfinished_part& p, const text_style& style) {
     return left + std::string(width - used - p.location.size(), ' ') + p.location;
 }
 
-std::string waiting_text(std::size_t waiting) {
+// What the held-back speed tests wait for: the parts not started, when
+// nothing else failed; every correctness test otherwise.
+std::string waiting_text(std::size_t waiting, bool only_unfinished) {
     if (waiting == 0) return "";
-    return waiting == 1 ? "; the speed test waits for them" : fmt::format("; {} speed tests wait for them", waiting);
+    const char* what = only_unfinished ? "them" : "every correctness test";
+    return waiting == 1 ? fmt::format("; the speed test waits for {}", what)
+                        : fmt::format("; {} speed tests wait for {}", waiting, what);
 }
 
 void short_body(const lesson_report& r, text_out& out) {
     const failure_groups groups = group_failures(r);
     const std::size_t waiting = static_cast<std::size_t>(r.count(test_status::not_run));
+    std::size_t unfinished_tests = 0;
+    for (const auto& p : groups.unfinished) unfinished_tests += p.tests.size();
+    const std::size_t failed = r.tests.size() - static_cast<std::size_t>(r.count(test_status::passed)) - waiting -
+                               static_cast<std::size_t>(r.count(test_status::skipped));
+    const bool only_unfinished = failed == unfinished_tests;
     // The next step first: the first part not started, with what to do; the
     // other parts a line each, in the order the tests reach them.
     if (!groups.unfinished.empty()) {
@@ -101,7 +110,7 @@ void short_body(const lesson_report& r, text_out& out) {
         out.line("      write it, then delete the course::todo(...) call", 6);
         out.line(fmt::format("      it blocks {} ({}){}", count_of(next.tests.size(), "test", "tests"),
                              count_of(static_cast<std::size_t>(next.points), "point", "points"),
-                             alone ? waiting_text(waiting) : ""),
+                             alone ? waiting_text(waiting, only_unfinished) : ""),
                  6);
         if (!alone) {
             std::size_t tests = 0;
@@ -119,10 +128,7 @@ void short_body(const lesson_report& r, text_out& out) {
                 const unfinished_part& p = groups.unfinished[g];
                 out.line(fmt::format("      {}  {}", p.part, p.location), 6);
             }
-            if (waiting > 0)
-                out.line(waiting == 1 ? "      the speed test waits for them all"
-                                      : fmt::format("      the {} speed tests wait for them all", waiting),
-                         6);
+            if (waiting > 0) out.line("      " + waiting_text(waiting, only_unfinished).substr(2), 6);
         }
     }
     for (std::size_t i = 0; i < r.tests.size(); ++i) {

@@ -98,13 +98,23 @@ TEST(ShortReport, EachPartNotStartedIsNamedOnceAndTheFirstSaysWhatToDo) {
     EXPECT_NE(text.find("      it blocks 9 tests (13 points)\n"
                         "  ✗ 1 more part not started (1 test, 1 point):\n"
                         "      lesson01::helper  exercises/01_vecadd/vecadd.cu:40\n"
-                        "      the speed test waits for them all\n"),
+                        "      the speed test waits for them\n"),
               std::string::npos)
         << text;
     const auto all = lines(text);
     EXPECT_EQ(std::count_if(all.begin(), all.end(),
                             [](const std::string& l) { return l.find("write it, then delete") != std::string::npos; }),
               1);
+}
+
+TEST(ShortReport, TheSpeedTestWaitsForEveryCorrectnessTestWhenOthersFailToo) {
+    auto r = untouched();
+    r.tests[9].messages = {"element 0: expected 1, got NaN"};
+    const std::string text = grader::format_text(r, {false, true, false, 0});
+    EXPECT_NE(text.find("it blocks 9 tests (13 points); the speed test waits for every correctness test\n"),
+              std::string::npos)
+        << text;
+    EXPECT_NE(text.find("✗ test 9"), std::string::npos) << text;
 }
 
 TEST(ShortReport, TestsThatFailTheSameWayAreShownOnceWithTheOthersNamed) {
