@@ -4,6 +4,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 namespace grader {
@@ -76,12 +77,17 @@ std::string extent(const guarded_input& in) {
 }  // namespace
 
 std::vector<guarded_input> read_input_map(const std::filesystem::path& file) {
+    // Only the start of the file is read: 4 lines of at most 1 KiB for each
+    // input taken, whatever the program under test wrote.
+    constexpr std::size_t longest_line = 1024;
+    std::string head(4 * most_inputs * (longest_line + 1), '\0');
+    std::ifstream in(file, std::ios::binary);
+    in.read(head.data(), static_cast<std::streamsize>(head.size()));
+    head.resize(static_cast<std::size_t>(in.gcount()));
     std::vector<guarded_input> inputs;
-    std::ifstream in(file);
-    std::string line;
-    for (std::size_t lines = 0; inputs.size() < most_inputs && lines < 4 * most_inputs && std::getline(in, line);
-         ++lines) {
-        if (line.size() > 1024) continue;
+    std::istringstream lines(head);
+    for (std::string line; inputs.size() < most_inputs && std::getline(lines, line);) {
+        if (line.size() > longest_line) continue;
         if (auto entry = read_entry(line)) inputs.push_back(std::move(*entry));
     }
     return inputs;

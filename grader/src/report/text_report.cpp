@@ -53,12 +53,12 @@ void no_gpu_block(const lesson_report& r, text_out& out) {
 }
 
 // A test's own line, its messages, its figure and its profile.
-void test_block(const graded_test& t, text_out& out, bool with_messages = true) {
+void test_block(const graded_test& t, text_out& out) {
     const text_style& style = out.style;
     std::string line = fmt::format("  {} {}{:>2}/{}", mark(t, style), pad(t.title, title_width), t.score(), t.points);
     if (const std::string note = status_note(t); !note.empty()) line += "   " + paint(style, "2", note);
     out.line(line);
-    if (with_messages && t.status != test_status::passed && t.status != test_status::not_run)
+    if (t.status != test_status::passed && t.status != test_status::not_run)
         for (const auto& m : message_lines(t)) out.line("      " + m, 6);
     // A passed speed test shows its margin; a failed one says it in its message.
     if (t.status == test_status::passed && !t.figure.empty()) out.line("      " + paint(style, "2", t.figure));
@@ -93,8 +93,7 @@ std::string waiting_text(std::size_t waiting, bool only_unfinished) {
                         : fmt::format("; {} speed tests wait for {}", waiting, what);
 }
 
-void short_body(const lesson_report& r, text_out& out) {
-    const failure_groups groups = group_failures(r);
+void short_body(const lesson_report& r, const failure_groups& groups, text_out& out) {
     const std::size_t waiting = static_cast<std::size_t>(r.count(test_status::not_run));
     std::size_t unfinished_tests = 0;
     for (const auto& p : groups.unfinished) unfinished_tests += p.tests.size();
@@ -158,13 +157,13 @@ void verbose_body(const lesson_report& r, text_out& out) {
     }
 }
 
-std::string next_step(const lesson_report& r, const text_style& style) {
+// `groups`: the report's failure groups (the short view's); nothing in the verbose view.
+std::string next_step(const lesson_report& r, const failure_groups& groups, const text_style& style) {
     const char* dot = style.unicode ? " · " : " - ";
     const bool full = r.score() == r.max_score();
     if (r.variant != "exercise") return "";
     if (full) return fmt::format("{}well done: on to the next lesson", dot);
-    const bool nothing_started = !style.verbose && !r.readme.empty() && r.score() == 0 &&
-                                 !group_failures(r).unfinished.empty();
+    const bool nothing_started = !r.readme.empty() && r.score() == 0 && !groups.unfinished.empty();
     if (nothing_started) return fmt::format("{}next: read {}, then grader hint {}", dot, r.readme, r.lesson_id);
     return fmt::format("{}next: grader hint {}", dot, r.lesson_id);
 }
@@ -176,15 +175,17 @@ std::string format_text(const lesson_report& r, const text_style& style) {
     out.line(header(r, style));
     out.line("");
     no_gpu_block(r, out);
+    // The groups are found once: the short view's body and its next step both use them.
+    const failure_groups groups = style.verbose ? failure_groups{} : group_failures(r);
     if (style.verbose) verbose_body(r, out);
-    else short_body(r, out);
+    else short_body(r, groups, out);
     out.line("");
     for (const auto& note : r.notes) out.line("  " + paint(style, "2", "note: " + note), 2);
     if (!r.notes.empty()) out.line("");
     if (r.graded()) {
         const bool full = r.score() == r.max_score();
         out.line("  " + paint(style, full ? "1;32" : "1", fmt::format("score {}/{}", r.score(), r.max_score())) +
-                 next_step(r, style));
+                 next_step(r, groups, style));
     }
     return out.text;
 }

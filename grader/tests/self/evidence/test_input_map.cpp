@@ -115,6 +115,14 @@ TEST(InputMap, TheMapIsReadWithLimitsAndMalformedLinesAreSkipped) {
     EXPECT_EQ(inputs[0].guard_end, 5000u);
     EXPECT_EQ(inputs[1].name, "e");
     EXPECT_TRUE(grader::read_input_map(dir.path() / "none.jsonl").empty());
+
+    // A line of a megabyte fills the part of the file that is read: it is
+    // skipped, and what follows it is never read into memory.
+    const auto long_line = dir.path() / "long.inputs.jsonl";
+    std::ofstream(long_line) << std::string(1 << 20, 'x') << "\n"
+                             << R"({"name":"f","first":1000,"element_bytes":4,"rows":1,"cols":10,"pitch":10,"matrix":false,"guard":[1040,5000]})"
+                             << "\n";
+    EXPECT_TRUE(grader::read_input_map(long_line).empty()) << "only the start of the file is read";
 }
 
 }  // namespace
