@@ -42,16 +42,23 @@ SOURCE_DIR = SITE_DIR.parent.parent
 MEASURED_DIR = SITE_DIR / "measured"
 PLOT_SCRIPT = SOURCE_DIR / "grader/plot/course_plot.py"
 
-# The picture each lesson's bench file is drawn as (course_plot.py's --kind,
-# and its --family where the file holds more than one picture's worth).
-PLOT_KINDS = {
-    "lesson01": [("bandwidth", [])],
-    "lesson02": [("bandwidth", [])],
-    "lesson03": [("time", [])],
-    "lesson04": [("speedup", [])],
-    "lesson05": [("timeline", [])],
-    "lesson06": [("bandwidth", [])],
-    "lesson07": [("gflops", [])],
+# The pictures each lesson's bench file is drawn as: a name for the picture,
+# course_plot.py's --kind, and the --family and --baseline where one picture
+# of the whole file would compare unlike things (lesson04's allocations and
+# its temporaries are different jobs, each against its own cudaMalloc).
+PLOTS = {
+    "lesson01": [("bandwidth", "bandwidth", [], None)],
+    "lesson02": [("bandwidth", "bandwidth", [], None)],
+    "lesson03": [("time", "time", [], None)],
+    "lesson04": [
+        ("alloc-free", "speedup", ["alloc_free/pool", "alloc_free/cudaMallocAsync", "alloc_free/cudaMalloc"],
+         "alloc_free/cudaMalloc"),
+        ("temporaries", "speedup", ["temporaries/pool", "temporaries/cudaMallocAsync", "temporaries/cudaMalloc",
+                                    "temporaries/none"], "temporaries/cudaMalloc"),
+    ],
+    "lesson05": [("timeline", "timeline", [], None)],
+    "lesson06": [("bandwidth", "bandwidth", [], None)],
+    "lesson07": [("gflops", "gflops", [], None)],
 }
 
 # The guides beside the grader, in the order the navigation shows them.
@@ -127,13 +134,15 @@ def measured_section(lesson_id, page_dir, docs_dir):
            "your grade is measured against.", ""]
     for bench_file in files:
         context = json.loads(bench_file.read_text()).get("context", {})
-        for kind, families in PLOT_KINDS.get(lesson_id, [("auto", [])]):
-            picture = f"measured/{bench_file.stem}-{kind}.png"
+        for name, kind, families, baseline in PLOTS.get(lesson_id, [("auto", "auto", [], None)]):
+            picture = f"measured/{bench_file.stem}-{name}.png"
             destination = docs_dir / page_dir / picture
             destination.parent.mkdir(parents=True, exist_ok=True)
             argv = [sys.executable, str(PLOT_SCRIPT), str(bench_file), "--kind", kind, "-o", str(destination)]
             for family in families:
                 argv += ["--family", family]
+            if baseline:
+                argv += ["--baseline", baseline]
             plot = subprocess.run(argv, capture_output=True, text=True)
             if plot.returncode != 0:
                 raise SystemExit(f"build_site: course_plot.py could not draw {bench_file.name} as {kind}:\n"
@@ -142,7 +151,7 @@ def measured_section(lesson_id, page_dir, docs_dir):
             caption = (f"{device} ({context.get('compute_capability', '?')}), CUDA {context.get('cuda_runtime', '?')}, "
                        f"driver for CUDA {context.get('cuda_driver', '?')}, {context.get('date', '?')[:10]}, "
                        f"commit {context.get('git_commit', '?')[:7]}")
-            out += [f"![{lesson_id} {kind} on the {device}]({picture})", "", f"*{caption}*", ""]
+            out += [f"![{lesson_id} {name} on the {device}]({picture})", "", f"*{caption}*", ""]
     return out
 
 

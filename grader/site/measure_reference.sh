@@ -19,9 +19,12 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null) \
 slug=$(echo "$gpu" | sed -E 's/^NVIDIA //; s/[^A-Za-z0-9]+/-/g; s/^-|-$//g' | tr '[:upper:]' '[:lower:]')
 lessons=("$@")
 [ ${#lessons[@]} -gt 0 ] || lessons=(lesson01 lesson02 lesson03 lesson04 lesson05 lesson06 lesson07)
-mkdir -p grader/site/measured
+# grader bench writes nothing inside grader/ (a student's -o must not
+# overwrite the course), so each file is written in the build folder first.
+mkdir -p grader/site/measured "$build/measured"
 for lesson in "${lessons[@]}"; do
   echo "== $lesson on the $gpu"
   "$grader" --build-dir "$build" bench "$lesson" --no-build --impl solution,baseline --repetitions 3 \
-    -o "grader/site/measured/$lesson-$slug.json"
+    -o "$build/measured/$lesson-$slug.json"
+  cp "$build/measured/$lesson-$slug.json" grader/site/measured/
 done
