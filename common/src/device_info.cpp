@@ -42,8 +42,9 @@ const device_presence& device_status() {
         cudaGetLastError();  // a failed query must not linger as this thread's last error
         if (status != cudaSuccess) {
             p.count = 0;
-            p.reason = fmt::format("cudaGetDeviceCount returned {} ({})", cudaGetErrorName(status),
-                                   explain(status));
+            p.status = cudaGetErrorName(status);
+            p.meaning = explain(status);
+            p.reason = fmt::format("cudaGetDeviceCount returned {} ({})", p.status, p.meaning);
         } else if (p.count == 0) {
             p.reason = "cudaGetDeviceCount found 0 devices";
         } else {

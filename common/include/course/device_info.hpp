@@ -13,6 +13,8 @@ struct device_presence {
     bool available = false;
     int count = 0;
     std::string reason;  // why not, when !available: the status and what it usually means
+    std::string status;  // cudaGetDeviceCount's error name when it failed ("cudaErrorNoDevice")
+    std::string meaning; // and what that usually means
 };
 
 // Asks cudaGetDeviceCount once and remembers the answer.

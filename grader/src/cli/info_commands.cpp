@@ -1,4 +1,5 @@
 // grader list, grader hint, grader doctor: the commands that grade nothing.
+#include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -9,6 +10,7 @@
 #include "checkout/context.hpp"
 #include "checkout/progress.hpp"
 #include "cli/commands.hpp"
+#include "cli/doctor_checks.hpp"
 #include "course/device_info.hpp"
 #include "report/formats.hpp"
 #include "system/process.hpp"
@@ -90,60 +92,69 @@ int cmd_hint(const common_args& common, const std::string& name, bool all, const
     return all_passed;
 }
 
-int cmd_doctor(const common_args& common) {
-    const bool color = wants_color(STDOUT_FILENO);
-    int problems = 0;
-    auto ok = [&](const std::string& what) {
-        std::cout << (color ? "  \x1b[32m✓\x1b[0m " : "  ✓ ") << what << "\n";
-    };
-    auto bad = [&](const std::string& what, const std::string& fix) {
-        ++problems;
-        std::cout << (color ? "  \x1b[31m✗\x1b[0m " : "  ✗ ") << what << "\n      fix: " << fix << "\n";
-    };
+namespace {
 
-    // The GPU and its driver.
+// What the machine answers, gathered for diagnose(): the CUDA runtime's
+// answers, WSL2's files, the build's manifest and the nvcc on PATH.
+machine_facts observe_machine(const common_args& common) {
+    machine_facts facts;
+    // Both answer without a GPU: the driver's version is 0 when no driver
+    // library loads. A failed query leaves 0, which reads as "unknown".
+    if (cudaDriverGetVersion(&facts.driver_version) != cudaSuccess) facts.driver_version = 0;
+    if (cudaRuntimeGetVersion(&facts.runtime_version) != cudaSuccess) facts.runtime_version = 0;
+    cudaGetLastError();  // a failed query must not linger as this thread's last error
     const auto& status = course::device_status();
-    std::optional<course::device_properties> device;
+    facts.device_count = status.count;
+    facts.device_count_status = status.status;
+    facts.device_count_reason = status.meaning;
     if (status.available) {
-        device = course::query_device();
-        ok(fmt::format("GPU: {}, {} SMs, {:.0f} GiB; {} device(s) visible", device->summary(), device->sm_count,
-                       device->global_memory_bytes / double(1 << 30), status.count));
-        if (device->driver_version >= device->runtime_version)
-            ok(fmt::format("driver supports CUDA {} (runtime {})", course::cuda_version_string(device->driver_version),
-                           course::cuda_version_string(device->runtime_version)));
-        else
-            bad(fmt::format("driver supports CUDA {} but the runtime is {}", course::cuda_version_string(device->driver_version),
-                            course::cuda_version_string(device->runtime_version)),
-                "install a newer NVIDIA driver");
-    } else {
-        bad(fmt::format("no CUDA device: {}", status.reason),
-            "on a machine with an NVIDIA GPU, install its driver and check that `nvidia-smi` lists it; "
-            "without one, everything builds but the GPU tests are skipped");
+        const auto device = course::query_device();
+        facts.gpu = observed_gpu{device.name, device.major, device.minor, device.sm_count,
+                                 device.global_memory_bytes};
     }
+    observe_wsl("/", facts);
 
-    // The build folder, its compiler and architectures.
     try {
         const manifest m = open_build(common.build_dir);
-        ok(fmt::format("build folder: {} ({} lessons)", m.build_dir.string(), m.lessons.size()));
-        if (fs::exists(m.cuda_compiler))
-            ok(fmt::format("CUDA compiler: {} ({})", m.cuda_compiler, m.cuda_compiler_version));
-        else
-            bad(fmt::format("CUDA compiler {} is gone", m.cuda_compiler), "reinstall the CUDA toolkit, then cmake --preset default");
-        if (fs::exists(m.cmake)) ok(fmt::format("cmake: {}", m.cmake.string()));
-        else bad(fmt::format("cmake {} is gone", m.cmake.string()), "install cmake (>= 3.24)");
-        if (device) {
-            const std::string mine = std::to_string(device->major * 10 + device->minor);
-            const std::string& built = m.cuda_architectures;
-            if (built.find("native") != std::string::npos || built.find(mine) != std::string::npos)
-                ok(fmt::format("compiled for this GPU (architectures: {})", built));
-            else
-                bad(fmt::format("compiled for architectures {}, but this GPU is sm_{}", built, mine),
-                    "reconfigure for this GPU: cmake --preset gpu && cmake --build build");
-        }
+        facts.build_found = true;
+        facts.build_nvcc = m.cuda_compiler;
+        facts.build_nvcc_version = m.cuda_compiler_version;
+        facts.build_architectures = m.cuda_architectures;
+        facts.build_nvcc_exists = fs::exists(m.cuda_compiler);
     } catch (const user_error& e) {
-        bad(e.what(), "run ./setup.sh from the course's top folder");
+        facts.build_problem = e.what();
     }
+    if (const auto nvcc = find_program("nvcc")) {
+        const fs::path scratch = fs::temp_directory_path() / fmt::format("grader-doctor-{}.txt", getpid());
+        try {
+            if (run_command({nvcc->string(), "--version"}, scratch).code == 0) {
+                // "Cuda compilation tools, release 13.0, V13.0.88"
+                const std::string text = file_text(scratch);
+                const auto at = text.find("release ");
+                if (at != std::string::npos) facts.path_nvcc_version = text.substr(at + 8, 8);
+            }
+        } catch (const std::exception&) {
+        }
+        std::error_code ec;
+        fs::remove(scratch, ec);
+    }
+    return facts;
+}
 
+}  // namespace
+
+int cmd_doctor(const common_args& common) {
+    const bool color = wants_color(STDOUT_FILENO);
+    const std::vector<finding> findings = diagnose(observe_machine(common));
+    int problems = 0;
+    for (const finding& f : findings) {
+        const char* mark = f.level == severity::ok ? "✓" : f.level == severity::note ? "!" : "✗";
+        const char* tint = f.level == severity::ok ? "32" : f.level == severity::note ? "33" : "31";
+        std::cout << "  " << (color ? fmt::format("\x1b[{}m{}\x1b[0m", tint, mark) : std::string(mark)) << " "
+                  << f.what << "\n";
+        if (!f.fix.empty()) std::cout << "      fix: " << f.fix << "\n";
+        if (f.level == severity::problem) ++problems;
+    }
     std::cout << (problems ? fmt::format("\n{} problem(s) found.\n", problems) : "\nall good.\n");
     return problems ? build_error : all_passed;
 }

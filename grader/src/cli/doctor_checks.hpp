@@ -1,0 +1,77 @@
+#pragma once
+// What `grader doctor` concludes from what it observed about the machine.
+//
+// The observing (the CUDA runtime's answers, /proc, the build's manifest) and
+// the concluding are apart, so that every conclusion can be tested with
+// simulated answers: a driver older than the build's runtime, a GPU the
+// toolkit no longer builds for, WSL2 without the GPU passed through, no GPU
+// at all, and a toolkit whose nvcc and runtime disagree.
+#include <cstddef>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+// A CUDA version as the runtime gives it: 12040 is 12.4.
+struct cuda_version {
+    int major = 0, minor = 0;
+    static cuda_version from_number(int number) { return {number / 1000, number % 1000 / 10}; }
+    // "13.0.88" or "12.4" -> {13, 0}; nullopt when the text holds no version.
+    static std::optional<cuda_version> parse(const std::string& text);
+    std::string str() const { return std::to_string(major) + "." + std::to_string(minor); }
+    friend bool operator<(cuda_version a, cuda_version b) {
+        return a.major != b.major ? a.major < b.major : a.minor < b.minor;
+    }
+};
+
+struct observed_gpu {
+    std::string name;
+    int major = 0, minor = 0;  // compute capability
+    int sm_count = 0;
+    std::size_t memory_bytes = 0;
+};
+
+// Everything the doctor looks at, as plain answers.
+struct machine_facts {
+    int driver_version = 0;   // cudaDriverGetVersion: 0 when no driver library loads
+    int runtime_version = 0;  // cudaRuntimeGetVersion: the runtime this grader was built with
+    std::string device_count_status;  // cudaGetDeviceCount's error name; empty when it succeeded
+    std::string device_count_reason;  // and what that usually means
+    int device_count = 0;
+    std::optional<observed_gpu> gpu;  // device 0, when there is one
+    bool wsl = false;                 // the kernel is WSL2's (Microsoft's)
+    bool wsl_gpu_device = false;      // /dev/dxg: Windows passes a GPU through
+    bool wsl_driver_library = false;  // /usr/lib/wsl/lib/libcuda.so.1: its CUDA driver library
+    // The build, when there is one.
+    bool build_found = false;
+    std::string build_problem;        // why not, when !build_found
+    std::string build_nvcc;           // the CUDA compiler the build was configured with
+    std::string build_nvcc_version;   // its version, "13.0.88"
+    std::string build_architectures;  // CMAKE_CUDA_ARCHITECTURES, "native" or "75-real;...;120"
+    bool build_nvcc_exists = true;
+    std::string path_nvcc_version;    // `nvcc --version` of the nvcc on PATH; empty when none
+};
+
+enum class severity { ok, note, problem };
+
+struct finding {
+    severity level = severity::ok;
+    std::string what;
+    std::string fix;  // for a note or a problem: what to do
+};
+
+std::vector<finding> diagnose(const machine_facts& facts);
+
+// The oldest and newest compute capability a CUDA toolkit can build for, as
+// major * 10 + minor: CUDA 13 dropped everything before Turing (sm_75);
+// CUDA 12 builds for sm_50 on, and for Blackwell (sm_100, sm_120) from 12.8.
+int oldest_architecture(cuda_version toolkit);
+int newest_architecture(cuda_version toolkit);
+
+// The WSL2 facts, read under `root` (the real machine: "/"; a test: a folder
+// laid out like one).
+void observe_wsl(const std::filesystem::path& root, machine_facts& facts);
+
+}  // namespace grader
