@@ -12,6 +12,10 @@ Kinds (auto picks one from what the file holds):
   gflops     GFLOP/s vs size, the library baseline (cuBLAS) drawn in black
   speedup    bars: how many times faster than the baseline (default: the slowest)
   timeline   lesson05's streams as a Gantt chart: copies and kernels over time
+  crossover  lesson01's `grader bench --vs-cpu`: the time a program waits for one
+             addition on the CPU and on the GPU (with and without the copies) vs
+             size, log-log, with the size from which each GPU line stays below the
+             CPU's marked
 
 The figure carries the lesson, the device, the toolkit, the date and the commit,
 so a slide says what was measured where.
@@ -23,7 +27,7 @@ import os
 import sys
 from collections import defaultdict
 
-KINDS = ("auto", "time", "bandwidth", "gflops", "speedup", "timeline")
+KINDS = ("auto", "time", "bandwidth", "gflops", "speedup", "timeline", "crossover")
 DASHES = ("--", ":", "-.", (0, (5, 1, 1, 1, 1, 1)))
 BLOCK_KEYS = ("threads", "block", "block_size", "bx", "by")
 
@@ -219,6 +223,42 @@ def plot_time(doc, series, output):
     finish(fig, ax, output)
 
 
+def crossover_size(cpu, gpu):
+    """The smallest size from which the GPU's median time stays below the
+    CPU's at every larger size measured by both, or None."""
+    cpu_time = {p["size"]: p["time_us"]["median"] for p in cpu.points}
+    shared = [p for p in gpu.points if p["size"] in cpu_time]
+    found = None
+    for p in reversed(shared):
+        if p["time_us"]["median"] >= cpu_time[p["size"]]:
+            break
+        found = p["size"]
+    return found
+
+
+def plot_crossover(doc, series, output):
+    series = [s for s in sized(series) if s.family.startswith("when/")]
+    cpu = next((s for s in series if s.family == "when/cpu"), None)
+    if cpu is None:
+        raise PlotError("no CPU line: this kind draws `grader bench lesson01 --vs-cpu`")
+    fig, ax = figure(doc, "when does the GPU win?")
+    draw_lines(ax, series, lambda p: p["time_us"]["median"], lambda p: (p["time_us"]["min"], p["time_us"]["max"]))
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ax.set_xlabel("elements added (float32)", fontsize=13)
+    ax.set_ylabel("time a program waits per addition (µs, median)", fontsize=13)
+    for s in series:
+        if s is cpu:
+            continue
+        size = crossover_size(cpu, s)
+        if size is not None:
+            ax.axvline(size, color="gray", linestyle=":", linewidth=1)
+            ax.annotate(f"{s.family.split('/', 1)[1]} wins from {human_size(size)}", (size, ax.get_ylim()[0]),
+                        xytext=(4, 12 + 16 * series.index(s)), textcoords="offset points", fontsize=10,
+                        color="dimgray")
+    finish(fig, ax, output)
+
+
 def bytes_moved(p):
     gbps = p.get("counters", {}).get("GB/s")
     if not gbps:
@@ -389,6 +429,8 @@ def plot_timeline(doc, output, runs_wanted):
 def choose_kind(doc, series):
     results = [p for s in series for p in s.points]
     has_size = any("size" in r for r in results)
+    if any(s.family == "when/cpu" for s in series):
+        return "crossover"
     if doc.get("timelines") and not has_size:
         return "timeline"
     if any(r.get("counters", {}).get("GFLOP/s") for r in results) and has_size:
@@ -430,6 +472,8 @@ def main(argv=None):
             plot_gflops(doc, series, output)
         elif kind == "speedup":
             plot_speedup(doc, series, output, args.baseline)
+        elif kind == "crossover":
+            plot_crossover(doc, series, output)
         else:
             plot_timeline(doc, output, set(args.family))
     except PlotError as e:

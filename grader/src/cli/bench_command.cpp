@@ -39,6 +39,11 @@ std::string utc_now(const char* format) {
     return fmt::format(fmt::runtime(format), fmt::gmtime(now));
 }
 
+// "When does the GPU win?" (lesson01's BM_when/cpu, BM_when/gpu_kernel,
+// BM_when/gpu_with_copies): run by --vs-cpu alone, since it times the CPU
+// and host-to-device copies, not the kernels against the copy bandwidth.
+bool is_cpu_experiment(const std::string& name) { return name.rfind("BM_when/", 0) == 0; }
+
 // The first line a command prints, or "" when it fails (git absent, not a checkout).
 std::string first_line_of(const std::vector<std::string>& argv, const fs::path& scratch) {
     try {
@@ -278,7 +283,7 @@ int cmd_bench(const common_args& common, const bench_args& args) {
         std::vector<std::string> mine;
         for (const auto& name : all)
             if (is_baseline(name, lesson.baselines) == (impl == "baseline") &&
-                (!filter || std::regex_search(name, *filter)))
+                is_cpu_experiment(name) == args.vs_cpu && (!filter || std::regex_search(name, *filter)))
                 mine.push_back(name);
         auto chosen = select_benchmarks(mine, sizes, block_sizes);
         if (chosen.empty()) {
@@ -288,6 +293,10 @@ int cmd_bench(const common_args& common, const bench_args& args) {
         }
         jobs.push_back({impl, v.bench, std::move(chosen)});
     }
+    if (jobs.empty() && args.vs_cpu)
+        throw user_error(usage_error, fmt::format("{} has no CPU experiment (--vs-cpu is lesson01's, \"When does the "
+                                                  "GPU win?\"), or the options leave none of it",
+                                                  lesson.id));
     if (jobs.empty()) throw user_error(usage_error, "nothing to run: loosen --sizes, --block-sizes or --filter");
 
     json doc = {{"schema", bench_schema},

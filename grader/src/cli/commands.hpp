@@ -42,6 +42,7 @@ struct bench_args {
     std::vector<std::string> sizes;        // "1e8", "2^28": only these problem sizes
     std::vector<std::string> block_sizes;  // only these threads per block
     std::string filter;                    // a regular expression on benchmark names
+    bool vs_cpu = false;                   // only "When does the GPU win?" (BM_when/...): CPU against GPU
     int repetitions = 3;
     double min_time_s = 0.1;               // per repetition
     int timeout_s = 1800;                  // per benchmark program

@@ -132,6 +132,9 @@ int main(int argc, char** argv) {
     bench_cmd->add_option("--block-sizes", bench.block_sizes, "only these threads per block, e.g. 128,256")
         ->delimiter(',');
     bench_cmd->add_option("--filter", bench.filter, "only benchmarks whose name matches this regular expression");
+    bench_cmd->add_flag("--vs-cpu", bench.vs_cpu,
+                        "When does the GPU win? (lesson01): your vecadd against your vecadd_cpu, with and without "
+                        "the copies, 2^10 to 2^28 elements, as the time a program waits; draw it with grader plot");
     bench_cmd->add_option("--repetitions", bench.repetitions, "repetitions of each benchmark (the plots' spread)")
         ->check(CLI::Range(1, 100))
         ->capture_default_str();
@@ -149,7 +152,7 @@ int main(int argc, char** argv) {
     plot_cmd->add_option("file", plot.input, "a JSON file written by grader bench")->required();
     plot_cmd->add_option("-o,--output", plot.output, "the picture: .png, .svg or .pdf (default: beside FILE)");
     plot_cmd->add_option("--kind", plot.kind, "what to draw (auto picks from the file)")
-        ->check(CLI::IsMember({"auto", "time", "bandwidth", "gflops", "speedup", "timeline"}))
+        ->check(CLI::IsMember({"auto", "time", "bandwidth", "gflops", "speedup", "timeline", "crossover"}))
         ->capture_default_str();
     plot_cmd->add_option("--family", plot.families, "only these benchmark families, e.g. vecadd (repeatable)");
     plot_cmd->add_option("--baseline", plot.baseline, "speedup: relative to this family (default: the slowest)");
@@ -206,7 +209,11 @@ int main(int argc, char** argv) {
         if (*reset_cmd) return cmd_reset(common, reset);
         if (*doctor) return cmd_doctor(common);
         if (*verify_cmd) return cmd_verify(common, verify);
-        if (*bench_cmd) return cmd_bench(common, bench);
+        if (*bench_cmd) {
+            // The CPU experiment times your own code; the baselines have no part in it.
+            if (bench.vs_cpu && bench_cmd->get_option("--impl")->count() == 0) bench.impls = {"exercise"};
+            return cmd_bench(common, bench);
+        }
         if (*plot_cmd) return cmd_plot(common, plot);
         if (*batch_cmd) return cmd_batch(common, batch);
     } catch (const user_error& e) {
