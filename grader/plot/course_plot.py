@@ -247,15 +247,21 @@ def plot_crossover(doc, series, output):
     ax.set_yscale("log")
     ax.set_xlabel("elements added (float32)", fontsize=13)
     ax.set_ylabel("time a program waits per addition (µs, median)", fontsize=13)
+    never = []
     for s in series:
         if s is cpu:
             continue
         size = crossover_size(cpu, s)
-        if size is not None:
+        if size is None:
+            never.append(s.family.split("/", 1)[1])
+        else:
             ax.axvline(size, color="gray", linestyle=":", linewidth=1)
             ax.annotate(f"{s.family.split('/', 1)[1]} wins from {human_size(size)}", (size, ax.get_ylim()[0]),
                         xytext=(4, 12 + 16 * series.index(s)), textcoords="offset points", fontsize=10,
                         color="dimgray")
+    if never:
+        ax.text(0.99, 0.02, f"{', '.join(never)}: never faster than the CPU at these sizes", transform=ax.transAxes,
+                ha="right", va="bottom", fontsize=10, color="dimgray")
     finish(fig, ax, output)
 
 

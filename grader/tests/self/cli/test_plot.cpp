@@ -48,10 +48,14 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, PlotKinds,
                                            plot_case{"bench_lesson07.json", "gflops"},
                                            plot_case{"bench_lesson07.json", "speedup"},
                                            plot_case{"bench_lesson05.json", "timeline"},
-                                           plot_case{"bench_lesson05.json", "auto"}),
+                                           plot_case{"bench_lesson05.json", "auto"},
+                                           plot_case{"bench_lesson01_vs_cpu.json", "crossover"},
+                                           plot_case{"bench_lesson01_vs_cpu.json", "auto"},
+                                           plot_case{"bench_lesson01_vs_cpu.json", "time"}),
                          [](const auto& info) {
-                             std::string name = std::string(info.param.fixture).substr(6, 8) + "_" + info.param.kind;
-                             return name;
+                             // "bench_lesson01_vs_cpu.json", "crossover" -> lesson01_vs_cpu_crossover
+                             const std::string fixture = info.param.fixture;
+                             return fixture.substr(6, fixture.size() - 11) + "_" + info.param.kind;
                          });
 
 TEST(Plot, DrawsTheTimelineOfARunFromTheGpusRecord) {
