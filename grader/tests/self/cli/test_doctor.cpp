@@ -27,6 +27,18 @@ machine_facts healthy() {
     return f;
 }
 
+// The healthy machine as the runtime answers it with no GPU to count: the
+// driver's version (0: none loads) and cudaGetDeviceCount's status.
+machine_facts without_a_gpu(int driver_version, const std::string& status, const std::string& reason = "") {
+    machine_facts f = healthy();
+    f.driver_version = driver_version;
+    f.device_count_status = status;
+    f.device_count_reason = reason;
+    f.device_count = 0;
+    f.gpu.reset();
+    return f;
+}
+
 int count(const std::vector<finding>& findings, severity level) {
     int n = 0;
     for (const auto& f : findings) n += f.level == level;
@@ -57,11 +69,8 @@ TEST(Doctor, AHealthyMachineHasNoProblemOrNote) {
 }
 
 TEST(Doctor, ADriverOlderThanTheRuntimeSaysWhatItRunsAndBothFixes) {
-    machine_facts f = healthy();
-    f.driver_version = 12040;  // Colab's T4 driver, say, with a CUDA 13 build
-    f.device_count_status = "cudaErrorInsufficientDriver";
-    f.device_count = 0;
-    f.gpu.reset();
+    // Colab's T4 driver, say, with a CUDA 13 build.
+    const machine_facts f = without_a_gpu(12040, "cudaErrorInsufficientDriver");
     const auto findings = diagnose(f);
     const finding d = only(findings, severity::problem, "your driver runs CUDA 12.4 programs; this build needs 13.0");
     EXPECT_NE(d.fix.find("build with CUDA 12"), std::string::npos) << d.fix;
@@ -106,11 +115,7 @@ TEST(Doctor, AGpuNewerThanTheToolkitAsksForCuda128) {
 }
 
 TEST(Doctor, WslWithoutTheGpuPassedThroughSaysToInstallTheWindowsDriver) {
-    machine_facts f = healthy();
-    f.driver_version = 0;
-    f.device_count_status = "cudaErrorInsufficientDriver";
-    f.device_count = 0;
-    f.gpu.reset();
+    machine_facts f = without_a_gpu(0, "cudaErrorInsufficientDriver");
     f.wsl = true;
     f.wsl_gpu_device = false;
     const auto findings = diagnose(f);
@@ -126,23 +131,14 @@ TEST(Doctor, WslWithoutTheGpuPassedThroughSaysToInstallTheWindowsDriver) {
 }
 
 TEST(Doctor, NoGpuAtAllSaysNothingIsGradedHere) {
-    machine_facts f = healthy();
-    f.driver_version = 0;
-    f.device_count_status = "cudaErrorInsufficientDriver";
-    f.device_count = 0;
-    f.gpu.reset();
-    const auto findings = diagnose(f);
+    const auto findings = diagnose(without_a_gpu(0, "cudaErrorInsufficientDriver"));
     const finding p = only(findings, severity::problem, "no NVIDIA driver: there is no GPU here to grade on");
     EXPECT_NE(p.fix.find("nothing is graded"), std::string::npos) << p.fix;
     EXPECT_EQ(count(findings, severity::problem), 1);
 }
 
 TEST(Doctor, ADriverThatSeesNoGpuNamesTheStatusAndCudaVisibleDevices) {
-    machine_facts f = healthy();
-    f.device_count_status = "cudaErrorNoDevice";
-    f.device_count_reason = "no CUDA-capable GPU is visible";
-    f.device_count = 0;
-    f.gpu.reset();
+    const machine_facts f = without_a_gpu(13000, "cudaErrorNoDevice", "no CUDA-capable GPU is visible");
     const finding p = only(diagnose(f), severity::problem, "the driver is loaded but finds no GPU to use: cudaErrorNoDevice");
     EXPECT_NE(p.fix.find("CUDA_VISIBLE_DEVICES"), std::string::npos) << p.fix;
 }
