@@ -79,6 +79,19 @@ json api_line(const CUpti_ActivityAPI& call) {
             {"thread", call.threadId}};
 }
 
+// CUPTI hands out its newest record of each kind: Kernel10 from CUDA 13.0
+// (CUPTI_API_VERSION 130001), Memcpy6 from 12.8 (26); 12.4 has Kernel9 and Memcpy5.
+#if CUPTI_API_VERSION >= 130000
+using kernel_record = CUpti_ActivityKernel10;
+#else
+using kernel_record = CUpti_ActivityKernel9;
+#endif
+#if CUPTI_API_VERSION >= 26
+using memcpy_record = CUpti_ActivityMemcpy6;
+#else
+using memcpy_record = CUpti_ActivityMemcpy5;
+#endif
+
 void write_activity(const CUpti_Activity* record) {
     switch (record->kind) {
         case CUPTI_ACTIVITY_KIND_RUNTIME:
@@ -87,14 +100,14 @@ void write_activity(const CUpti_Activity* record) {
             break;
         case CUPTI_ACTIVITY_KIND_KERNEL:
         case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
-            const auto& k = *reinterpret_cast<const CUpti_ActivityKernel10*>(record);
+            const auto& k = *reinterpret_cast<const kernel_record*>(record);
             write_line({{"kernel", k.name ? k.name : "unknown"}, {"corr", k.correlationId}, {"stream", k.streamId},
                         {"context", k.contextId}, {"device", k.deviceId}, {"start", k.start}, {"end", k.end},
                         {"grid", {k.gridX, k.gridY, k.gridZ}}, {"block", {k.blockX, k.blockY, k.blockZ}}});
             break;
         }
         case CUPTI_ACTIVITY_KIND_MEMCPY: {
-            const auto& c = *reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
+            const auto& c = *reinterpret_cast<const memcpy_record*>(record);
             write_line({{"copy", copy_kind(c.copyKind)}, {"from", memory_kind(c.srcKind)},
                         {"to", memory_kind(c.dstKind)}, {"bytes", c.bytes}, {"corr", c.correlationId},
                         {"stream", c.streamId}, {"context", c.contextId}, {"start", c.start}, {"end", c.end}});

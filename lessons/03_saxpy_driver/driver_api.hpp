@@ -62,8 +62,12 @@ template <class Fn>
 void load_entry_point(Fn& slot, const char* symbol) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
+#if CUDART_VERSION >= 12050
     const cudaError_t status =
         cudaGetDriverEntryPointByVersion(symbol, &fn, driver_abi_version, cudaEnableDefault, &found);
+#else  // before 12.5: the entry point of this runtime's version, the one cuda.h declares
+    const cudaError_t status = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
+#endif
     if (status != cudaSuccess) {
         // cudaErrorInsufficientDriver is what a machine without a driver says.
         throw course::cuda_error(

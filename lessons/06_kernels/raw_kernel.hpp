@@ -28,6 +28,7 @@
 
 #include "course/device_span.hpp"
 #include "course/error.hpp"
+#include "course/library_compat.hpp"  // cudaLibrary* before CUDA 12.5
 
 namespace lesson06 {
 

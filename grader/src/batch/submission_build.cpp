@@ -99,6 +99,7 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
     submission_recipe recipe;
     recipe.build_dir = m.build_dir;
     recipe.source_dir = m.source_dir;
+    recipe.toolkit_dir = m.cuda_toolkit_dir();
     recipe.sources = lesson.sources;
     if (!fs::exists(m.build_dir / "build.ninja"))
         throw user_error(build_error, not_derivable(lesson, "it has no build.ninja (another CMake generator made it)"));
@@ -231,6 +232,7 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
     if (bwrap) {
         sandbox_spec spec;
         spec.kept = {recipe.source_dir};
+        if (!recipe.toolkit_dir.empty()) spec.kept.push_back(recipe.toolkit_dir);
         spec.hidden = hidden;
         spec.hidden.push_back(recipe.build_dir);
         spec.readable = recipe.reads;

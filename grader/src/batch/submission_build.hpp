@@ -43,6 +43,7 @@ struct submission_recipe {
                                                    // CMake generated for the exercise's test program
     std::vector<fs::path> reads;             // what the commands read in the build folder (shown in the sandbox)
     fs::path source_dir;                     // the course (its headers), shown even under a private /tmp
+    fs::path toolkit_dir;                    // the CUDA toolkit (nvcc, its headers), shown likewise
     std::vector<std::string> sources;        // the lesson's source files, written to src/
 };
 

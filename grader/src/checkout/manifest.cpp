@@ -65,6 +65,14 @@ std::string manifest::valid_names() const {
     return fmt::format("{}", fmt::join(names, ", "));
 }
 
+fs::path manifest::cuda_toolkit_dir() const {
+    if (cuda_compiler.empty()) return {};
+    std::error_code ec;
+    const fs::path nvcc = fs::canonical(cuda_compiler, ec);
+    if (ec) return {};
+    return nvcc.parent_path().parent_path();  // <toolkit>/bin/nvcc
+}
+
 manifest parse_manifest(const std::string& json_text) {
     const auto j = nlohmann::json::parse(json_text);
     manifest m;

@@ -52,6 +52,11 @@ struct manifest {
     const lesson_info* find(const std::string& name) const;
     // "lesson01 (vecadd), lesson02 (doublify), ..." for error messages.
     std::string valid_names() const;
+    // The CUDA toolkit the build uses: the folder above its nvcc's bin/
+    // (links followed), or empty. A sandbox keeps it visible, so that a
+    // toolkit unpacked under /tmp or a home folder still compiles and its
+    // shared libraries (libcudart.so.12, libnvrtc) still load.
+    fs::path cuda_toolkit_dir() const;
 };
 
 manifest parse_manifest(const std::string& json_text);

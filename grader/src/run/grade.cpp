@@ -85,6 +85,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
         // build folder (compiled solutions, other variants' evidence). Shown
         // again: the program's own library, which lesson07's tests read.
         run_.sandbox.kept = {m.source_dir};
+        if (const fs::path toolkit = m.cuda_toolkit_dir(); !toolkit.empty()) run_.sandbox.kept.push_back(toolkit);
         run_.sandbox.hidden = {m.source_dir / "solutions", m.source_dir / "grader" / "mutants",
                                m.source_dir / "grader" / "cheats", m.source_dir / "grader" / "textbooks",
                                m.build_dir};

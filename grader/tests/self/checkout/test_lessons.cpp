@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "checkout/manifest.hpp"
 
 namespace {
@@ -48,4 +51,26 @@ TEST(Lessons, MutantsAreVariants) {
     EXPECT_NE(lesson->variant("exercise"), nullptr);
     EXPECT_EQ(lesson->variant("solution"), nullptr);
     EXPECT_EQ(lesson->mutants(), std::vector<std::string>{"hang"});
+}
+
+// The toolkit a sandbox keeps visible: the folder above nvcc's bin/, found
+// through links (/usr/local/cuda -> cuda-13.0), as a toolkit unpacked under
+// /tmp or a home folder (CUDA 12 from pip wheels, say) would be.
+TEST(Lessons, TheToolkitIsTheFolderAboveNvccsBinThroughLinks) {
+    namespace fs = std::filesystem;
+    const fs::path root = fs::temp_directory_path() /
+                          ("grader-toolkit-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+    fs::remove_all(root);
+    fs::create_directories(root / "cuda-12.4" / "bin");
+    std::ofstream(root / "cuda-12.4" / "bin" / "nvcc") << "#!/bin/sh\n";
+    fs::create_directory_symlink(root / "cuda-12.4", root / "cuda");
+
+    grader::manifest m = grader::parse_manifest(manifest_json);
+    m.cuda_compiler = (root / "cuda" / "bin" / "nvcc").string();
+    EXPECT_EQ(m.cuda_toolkit_dir(), fs::canonical(root / "cuda-12.4"));
+    m.cuda_compiler = (root / "gone" / "bin" / "nvcc").string();
+    EXPECT_TRUE(m.cuda_toolkit_dir().empty()) << "a compiler that is not there names no toolkit";
+    m.cuda_compiler.clear();
+    EXPECT_TRUE(m.cuda_toolkit_dir().empty());
+    fs::remove_all(root);
 }
