@@ -361,10 +361,17 @@ def plot_speedup(doc, series, output, baseline):
     ax.set_yticklabels(labels, fontsize=11)
     ax.invert_yaxis()
     for rect, value, (_, t) in zip(rects, values, bars):
-        ax.text(rect.get_width(), rect.get_y() + rect.get_height() / 2, f" {value:.2f}x  ({t:,.1f} µs)",
+        time_text = f"{t:,.1f} µs" if t >= 1 else f"{t * 1000:,.0f} ns"
+        ax.text(rect.get_width(), rect.get_y() + rect.get_height() / 2, f" {value:,.2f}x  ({time_text})",
                 va="center", fontsize=10)
     ax.axvline(1.0, color="dimgray", linewidth=1)
-    ax.set_xlim(0, max(values) * 1.3)
+    # Ratios a hundredfold apart (an allocator's hot path against cudaMalloc)
+    # would leave the small bars invisible on a linear axis.
+    if max(values) / min(values) > 100:
+        ax.set_xscale("log")
+        ax.set_xlim(min(min(values), 1.0) / 1.5, max(values) * 8)
+    else:
+        ax.set_xlim(0, max(values) * 1.3)
     ax.set_xlabel(f"times faster than {base_name} (median GPU time)", fontsize=13)
     ax.grid(True, axis="y", alpha=0)
     finish(fig, ax, output, legend=False)
