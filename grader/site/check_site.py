@@ -72,8 +72,11 @@ class SiteCheck:
         return url.startswith(self.root)
 
     def visit(self, url):
+        # "networkidle": every request the page starts (the search index's
+        # web worker comes late) finishes before the check moves on, so no
+        # load is cut short by the next page and reported as failed.
         self.current = url
-        response = self.page.goto(url, wait_until="load")
+        response = self.page.goto(url, wait_until="networkidle")
         if response is None or response.status != 200:
             self.problem(f"the page answered {response.status if response else 'nothing'}")
             return []
@@ -117,7 +120,7 @@ class SiteCheck:
         """Links to a place in another page: that page must have the id."""
         for url, anchor in links_by_page:
             self.current = url
-            self.page.goto(url, wait_until="load")
+            self.page.goto(url, wait_until="networkidle")
             if not self.page.evaluate("id => document.getElementById(id) !== null", anchor):
                 self.problem(f"no place #{anchor} in this page, which a link points to")
             self.anchors += 1
@@ -161,7 +164,7 @@ def main():
         lesson01 = next((u for u in check.visited if "/lessons/01_" in u), None)
         if args.screenshot and lesson01:
             check.current = lesson01
-            page.goto(lesson01, wait_until="load")
+            page.goto(lesson01, wait_until="networkidle")
             hint = page.locator("details.tip").first
             if hint.count():
                 hint.locator("summary").click()
