@@ -87,8 +87,8 @@ void driver_findings(const machine_facts& f, std::vector<finding>& out) {
         else
             out.push_back({severity::problem, "no NVIDIA driver: there is no GPU here to grade on",
                            "on a machine with an NVIDIA GPU, install its driver and check that `nvidia-smi` lists "
-                           "the GPU (a cluster's GPU node or Colab will do); here everything builds and the host "
-                           "tests run, but nothing is graded"});
+                           "the GPU (a cluster's GPU node or Colab will do); here everything builds, but only the "
+                           "tests that need no GPU are graded"});
         return;
     }
     const cuda_version driver = cuda_version::from_number(f.driver_version);
@@ -173,6 +173,12 @@ void toolkit_findings(const machine_facts& f, std::vector<finding>& out) {
         out.push_back({severity::problem, f.build_problem, "run ./setup.sh from the course's top folder"});
         return;
     }
+    out.push_back({severity::ok, fmt::format("build folder: {} ({} lessons)", f.build_dir, f.lessons), ""});
+    if (f.build_cmake_exists)
+        out.push_back({severity::ok, fmt::format("cmake: {}", f.build_cmake), ""});
+    else
+        out.push_back({severity::problem, fmt::format("the build's cmake {} is gone", f.build_cmake),
+                       "install cmake (3.24 or newer), then rm -rf build and run ./setup.sh"});
     if (!f.build_nvcc_exists) {
         out.push_back({severity::problem, fmt::format("the build's CUDA compiler {} is gone", f.build_nvcc),
                        "reinstall that toolkit, or rm -rf build and run ./setup.sh with the toolkit you have"});

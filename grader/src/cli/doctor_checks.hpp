@@ -47,6 +47,10 @@ struct machine_facts {
     // The build, when there is one.
     bool build_found = false;
     std::string build_problem;        // why not, when !build_found
+    std::string build_dir;            // where it is
+    std::size_t lessons = 0;          // how many lessons it holds
+    std::string build_cmake;          // the cmake it was configured with
+    bool build_cmake_exists = true;
     std::string build_nvcc;           // the CUDA compiler the build was configured with
     std::string build_nvcc_version;   // its version, "13.0.88"
     std::string build_architectures;  // CMAKE_CUDA_ARCHITECTURES, "native" or "75-real;...;120"

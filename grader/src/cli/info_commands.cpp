@@ -117,6 +117,10 @@ machine_facts observe_machine(const common_args& common) {
     try {
         const manifest m = open_build(common.build_dir);
         facts.build_found = true;
+        facts.build_dir = m.build_dir.string();
+        facts.lessons = m.lessons.size();
+        facts.build_cmake = m.cmake.string();
+        facts.build_cmake_exists = fs::exists(m.cmake);
         facts.build_nvcc = m.cuda_compiler;
         facts.build_nvcc_version = m.cuda_compiler_version;
         facts.build_architectures = m.cuda_architectures;

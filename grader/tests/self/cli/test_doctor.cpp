@@ -20,6 +20,9 @@ machine_facts healthy() {
     f.device_count = 1;
     f.gpu = observed_gpu{"NVIDIA H200", 9, 0, 132, std::size_t{140} << 30};
     f.build_found = true;
+    f.build_dir = "/home/student/cuda-course/build";
+    f.lessons = 7;
+    f.build_cmake = "/usr/bin/cmake";
     f.build_nvcc = "/usr/local/cuda-13.0/bin/nvcc";
     f.build_nvcc_version = "13.0.88";
     f.build_architectures = "native";
@@ -66,6 +69,20 @@ TEST(Doctor, AHealthyMachineHasNoProblemOrNote) {
     only(findings, severity::ok, "driver runs CUDA 13.0 programs (this build: 13.0)");
     only(findings, severity::ok, "GPU: NVIDIA H200 (sm_90), 132 SMs");
     only(findings, severity::ok, "compiled for this GPU");
+    only(findings, severity::ok, "build folder: /home/student/cuda-course/build (7 lessons)");
+    only(findings, severity::ok, "cmake: /usr/bin/cmake");
+}
+
+TEST(Doctor, AGoneCmakeOrNvccSaysHowToRebuild) {
+    machine_facts f = healthy();
+    f.build_cmake_exists = false;
+    f.build_nvcc_exists = false;
+    const auto findings = diagnose(f);
+    EXPECT_NE(only(findings, severity::problem, "the build's cmake /usr/bin/cmake is gone").fix.find("./setup.sh"),
+              std::string::npos);
+    EXPECT_NE(only(findings, severity::problem, "the build's CUDA compiler /usr/local/cuda-13.0/bin/nvcc is gone")
+                  .fix.find("./setup.sh"),
+              std::string::npos);
 }
 
 TEST(Doctor, ADriverOlderThanTheRuntimeSaysWhatItRunsAndBothFixes) {
@@ -133,7 +150,7 @@ TEST(Doctor, WslWithoutTheGpuPassedThroughSaysToInstallTheWindowsDriver) {
 TEST(Doctor, NoGpuAtAllSaysNothingIsGradedHere) {
     const auto findings = diagnose(without_a_gpu(0, "cudaErrorInsufficientDriver"));
     const finding p = only(findings, severity::problem, "no NVIDIA driver: there is no GPU here to grade on");
-    EXPECT_NE(p.fix.find("nothing is graded"), std::string::npos) << p.fix;
+    EXPECT_NE(p.fix.find("only the tests that need no GPU are graded"), std::string::npos) << p.fix;
     EXPECT_EQ(count(findings, severity::problem), 1);
 }
 
