@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include "course/driver_entry_point.hpp"
+
 namespace course::detail {
 
 namespace {
@@ -14,12 +16,7 @@ using error_text_fn = CUresult (*)(CUresult, const char**);
 const char* driver_text(const char* symbol, CUresult status) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
-#if CUDART_VERSION >= 12050
-    const cudaError_t lookup = cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found);
-#else  // before 12.5: the entry point of this runtime's version, the one cuda.h declares
-    const cudaError_t lookup = cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found);
-#endif
-    if (lookup != cudaSuccess ||
+    if (course::driver_entry_point(symbol, &fn, &found) != cudaSuccess ||
         found != cudaDriverEntryPointSuccess || fn == nullptr) {
         return nullptr;
     }

@@ -3,8 +3,10 @@
 // cudaLibraryUnload) came with CUDA 12.5. CUDA 12.0 to 12.4 have the same API
 // in the driver only (cuLibrary*), with the same handles: cudaKernel_t is
 // CUkernel. Before 12.5 these inline twins reach the driver's functions
-// through the runtime (cudaGetDriverEntryPoint), so nothing links libcuda.
+// through the runtime (course::driver_entry_point), so nothing links libcuda.
 #include <cuda_runtime_api.h>
+
+#include "course/driver_entry_point.hpp"
 
 #if CUDART_VERSION < 12050
 #include <cuda.h>  // the driver's types only: nothing links libcuda
@@ -16,7 +18,7 @@ template <class Fn>
 cudaError_t library_entry(const char* symbol, Fn& fn) {
     void* p = nullptr;
     cudaDriverEntryPointQueryResult found{};
-    const cudaError_t status = cudaGetDriverEntryPoint(symbol, &p, cudaEnableDefault, &found);
+    const cudaError_t status = course::driver_entry_point(symbol, &p, &found);
     if (status != cudaSuccess) return status;
     if (found != cudaDriverEntryPointSuccess || p == nullptr) return cudaErrorSymbolNotFound;
     fn = reinterpret_cast<Fn>(p);

@@ -11,6 +11,7 @@
 #include <string>
 #include <utility>
 
+#include "course/driver_entry_point.hpp"
 #include "course/driver_error.hpp"
 
 namespace course::testing {
@@ -24,11 +25,7 @@ template <class Fn>
 Fn driver_function(const char* symbol) {
     void* fn = nullptr;
     cudaDriverEntryPointQueryResult found{};
-#if CUDART_VERSION >= 12050
-    CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &fn, 12000, cudaEnableDefault, &found));
-#else  // before 12.5: the entry point of this runtime's version, the one cuda.h declares
-    CUDA_CHECK(cudaGetDriverEntryPoint(symbol, &fn, cudaEnableDefault, &found));
-#endif
+    CUDA_CHECK(course::driver_entry_point(symbol, &fn, &found));
     if (found != cudaDriverEntryPointSuccess || fn == nullptr)
         throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
     return reinterpret_cast<Fn>(fn);

@@ -38,30 +38,39 @@ std::string driver_branch_for(int cuda_major) {
     return "450";
 }
 
+// CMAKE_CUDA_ARCHITECTURES read entry by entry: "75-real;80-real;120" is
+// machine code for 75, 80 and 120, and PTX for 120 (a bare number or
+// -virtual holds PTX; -real does not).
+struct built_architecture {
+    int arch = 0;
+    bool ptx = false;
+};
+std::vector<built_architecture> architectures_of(const std::string& list) {
+    std::vector<built_architecture> out;
+    std::stringstream in(list);
+    for (std::string entry; std::getline(in, entry, ';');) {
+        try {
+            out.push_back({std::stoi(entry.substr(0, entry.find('-'))), entry.find("-real") == std::string::npos});
+        } catch (const std::exception&) {  // "native", "all": no number
+        }
+    }
+    return out;
+}
+
 bool compiled_for(const std::string& architectures, int cc) {
     if (architectures.find("native") != std::string::npos || architectures.find("all") != std::string::npos)
         return true;
-    // "75-real;80-real;90": each entry's number, whatever -real or -virtual follows it.
-    std::stringstream in(architectures);
-    for (std::string entry; std::getline(in, entry, ';');)
-        if (entry.substr(0, entry.find('-')) == std::to_string(cc)) return true;
+    for (const auto& built : architectures_of(architectures))
+        if (built.arch == cc) return true;
     return false;
 }
 
 // The newest architecture the build holds as PTX at or below cc (which the
-// driver compiles for this GPU at the first launch), or 0: "120-virtual" and
-// a bare "120" hold PTX, "120-real" does not.
+// driver compiles for this GPU at the first launch), or 0.
 int ptx_for(const std::string& architectures, int cc) {
     int best = 0;
-    std::stringstream in(architectures);
-    for (std::string entry; std::getline(in, entry, ';');) {
-        if (entry.find("-real") != std::string::npos) continue;
-        try {
-            const int arch = std::stoi(entry.substr(0, entry.find('-')));
-            if (arch <= cc && arch > best) best = arch;
-        } catch (const std::exception&) {
-        }
-    }
+    for (const auto& built : architectures_of(architectures))
+        if (built.ptx && built.arch <= cc && built.arch > best) best = built.arch;
     return best;
 }
 
@@ -187,14 +196,14 @@ void toolkit_findings(const machine_facts& f, std::vector<finding>& out) {
     out.push_back({severity::ok, fmt::format("CUDA compiler: {} ({})", f.build_nvcc, f.build_nvcc_version), ""});
     const auto nvcc = cuda_version::parse(f.build_nvcc_version);
     const cuda_version runtime = cuda_version::from_number(f.runtime_version);
-    if (nvcc && f.runtime_version != 0 && (nvcc->major != runtime.major || nvcc->minor != runtime.minor))
+    if (nvcc && f.runtime_version != 0 && *nvcc != runtime)
         out.push_back({severity::problem,
                        fmt::format("two toolkits are mixed: the build's nvcc is {} but its CUDA runtime is {}",
                                    nvcc->str(), runtime.str()),
                        "configure with one toolkit: rm -rf build, then ./setup.sh with that toolkit's bin/ first "
                        "on PATH (or give CMake -DCUDAToolkit_ROOT=<the folder that holds bin/nvcc>)"});
     const auto on_path = cuda_version::parse(f.path_nvcc_version);
-    if (on_path && nvcc && (on_path->major != nvcc->major || on_path->minor != nvcc->minor))
+    if (on_path && nvcc && *on_path != *nvcc)
         out.push_back({severity::note,
                        fmt::format("the nvcc on your PATH is {}, but the build uses {} ({})", on_path->str(),
                                    f.build_nvcc, nvcc->str()),

@@ -24,6 +24,7 @@ struct cuda_version {
     friend bool operator<(cuda_version a, cuda_version b) {
         return a.major != b.major ? a.major < b.major : a.minor < b.minor;
     }
+    friend bool operator==(cuda_version a, cuda_version b) = default;
 };
 
 struct observed_gpu {
