@@ -66,7 +66,8 @@ status=0
 build/bin/grader run lesson01 || status=$?
 case $status in
   0|1) echo; echo "setup: next, read lessons/01_vecadd/README.md and edit exercises/01_vecadd/vecadd.cu" ;;
-  2)   echo; echo "setup: no GPU here, so nothing was graded; everything is built and the host tests run:"
+  2)   echo; echo "setup: no GPU here, so only the tests that need none were graded; everything is built,"
+       echo "       and the course's own tests run with:"
        echo "       ctest --preset default" ;;
   *)   exit $status ;;
 esac

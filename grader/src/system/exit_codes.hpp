@@ -11,7 +11,7 @@ enum exit_code : int {
 };
 
 inline constexpr const char* exit_code_help =
-    "Exit codes: 0 all tests passed, 1 some tests failed, 2 nothing graded (no GPU),\n"
-    "            3 usage error, 4 build or setup error.";
+    "Exit codes: 0 all tests passed, 1 some tests failed, 2 GPU tests skipped (no GPU;\n"
+    "            only the tests that need none were graded), 3 usage error, 4 build or setup error.";
 
 }  // namespace grader
