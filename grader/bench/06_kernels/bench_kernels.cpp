@@ -9,6 +9,10 @@
 //   BM_sum, BM_max, BM_l2_norm, BM_row_l2_norm   reductions of 2^28 floats
 //   BM_cub_sum             CUB's sum of the same 2^28 floats
 //   BM_fused, BM_unfused   y = exp(a sin x + cos y): one kernel against three
+//   BM_multiply_add_vectorized   y = x1 * x2 + B from a lambda through vectorize,
+//                          against BM_multiply_add's hand-written functor
+//   BM_affine_broadcast    out = x * scale + shift with scale a row and shift a
+//                          column, broadcast: what the zero strides cost
 //
 // GB/s counts the bytes each call must move (read + written), so the columns
 // compare directly: fused and unfused declare what each really moves (12 and
@@ -21,6 +25,7 @@
 #include "elementwise_ops.cuh"
 #include "fusion.cuh"
 #include "reductions.cuh"
+#include "vectorized_ops.cuh"
 
 namespace {
 
@@ -142,6 +147,41 @@ void BM_unfused(benchmark::State& state) {
     set_counters(state, n);
 }
 
+// --- Kernels from a lambda -----------------------------------------------------------
+
+// The same y = x1 * x2 + B as BM_multiply_add at 256 threads, from a lambda:
+// the two should take the same time, since both are the same launcher with
+// a loop body inlined.
+void BM_multiply_add_vectorized(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto x1 = zeros(n), x2 = zeros(n);
+    course::device_array<float> y(n);
+    course::bench::time_gpu(
+        state, [&](cudaStream_t s) { lesson06::multiply_add_vectorized(x1.view(), x2.view(), 0.5f, y.view(), s); },
+        3.0 * n * sizeof(float));
+    set_counters(state, n, 256);
+}
+
+// A square matrix of about n elements times a row plus a column: the row and
+// the column are read from cache, so the bytes are x's and out's.
+void BM_affine_broadcast(benchmark::State& state) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto side = static_cast<std::size_t>(std::llround(std::sqrt(static_cast<double>(n))));
+    const auto x = zeros(side * side), row = zeros(side), column = zeros(side);
+    course::device_array<float> out(side * side);
+    course::bench::time_gpu(
+        state,
+        [&](cudaStream_t s) {
+            lesson06::affine(course::device_span_2d<const float>(x.data(), side, side),
+                             course::device_span_2d<const float>(row.data(), 1, side),
+                             course::device_span_2d<const float>(column.data(), side, 1),
+                             course::device_span_2d<float>(out.data(), side, side), s);
+        },
+        2.0 * side * side * sizeof(float));
+    set_counters(state, side * side);
+    state.counters["rows"] = static_cast<double>(side);
+}
+
 // The seed's sweep: 1e4 .. 1e8 elements by 32 .. 1024 threads a block.
 const std::vector<std::int64_t> seed_sizes = {10'000, 100'000, 1'000'000, 10'000'000, 100'000'000};
 const std::vector<std::int64_t> block_sizes = {32, 64, 128, 256, 512, 1024};
@@ -159,6 +199,8 @@ BENCHMARK(BM_multiply_add_plain)
     ->ArgsProduct({seed_sizes, block_sizes})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_multiply_add_vectorized)->ArgName("n")->ArgsProduct({seed_sizes})->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_affine_broadcast)->ArgName("n")->ArgsProduct({seed_sizes})->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_copy)->ArgName("n")->ArgsProduct({seed_sizes})->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_sum)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);

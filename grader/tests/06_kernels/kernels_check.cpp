@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <random>
 #include <type_traits>
 
 #include "course/compare.hpp"
@@ -60,6 +61,14 @@ input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi) {
         if (k >= span) k = span - 1;
         host[i] = static_cast<T>(lo + k);
     }
+    return on_device(name, std::move(host));
+}
+
+input<std::int32_t> int32_input(std::size_t n, const std::string& name, std::int32_t lo, std::int32_t hi) {
+    std::mt19937_64 draw(seed_for(name));  // its sequence is fixed by the standard
+    const auto span = static_cast<std::uint64_t>(std::int64_t{hi} - std::int64_t{lo} + 1);
+    std::vector<std::int32_t> host(n);
+    for (auto& v : host) v = static_cast<std::int32_t>(std::int64_t{lo} + static_cast<std::int64_t>(draw() % span));
     return on_device(name, std::move(host));
 }
 
@@ -250,6 +259,11 @@ template void expect_guard_untouched<double>(const course::testing::guarded_outp
 template void expect_unchanged<float>(const input<float>&);
 template class output<float>;
 template class output<double>;
+// And int32, for the vectorized affine's third type.
+template void expect_elements<std::int32_t>(const std::vector<std::int32_t>&, const expectation&, const std::string&,
+                                            const std::function<std::string(std::size_t)>&, std::size_t);
+template void expect_unchanged<std::int32_t>(const input<std::int32_t>&);
+template class output<std::int32_t>;
 template void expect_unchanged<double>(const input<double>&);
 
 void expect_invalid_argument(const std::function<void()>& call, const std::string& what) {

@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -58,6 +59,11 @@ input<T> uniform_input(std::size_t n, const std::string& name, double lo = -1.0,
 // any right summation order gives exactly the right answer.
 template <class T>
 input<T> integer_input(std::size_t n, const std::string& name, int lo, int hi);
+
+// n int32 values from lo to hi (both included), every bit drawn (those of
+// integer_input come from a float's 24): values whose products and sums an
+// int computes exactly and a float would round.
+input<std::int32_t> int32_input(std::size_t n, const std::string& name, std::int32_t lo, std::int32_t hi);
 
 // An output of n elements for the code under test, poisoned with NaN, with a
 // guard band after it. With an offset it starts `offset` elements into its
