@@ -396,8 +396,10 @@ GRADED_TEST(Vectorize, OneLaunch, 1, "each vectorized call is one kernel, whatev
     const auto multiply_add = [&](cudaStream_t stream) {
         lesson06::multiply_add_vectorized(x.data.view(0, n), x.data.view(0, n), 0.5f, out.view(), stream);
     };
+    // An empty output, 0 x 256, with operands that broadcast to it: (1, 256)
+    // rows (a (64, 1) column would not: 64 is neither 0 nor 1).
     const auto empty = [&](cudaStream_t stream) {
-        lesson06::affine(x.view(), s.view(), b.view(), course::device_span_2d<float>(out.data(), 0, cols), stream);
+        lesson06::affine(s.view(), s.view(), s.view(), course::device_span_2d<float>(out.data(), 0, cols), stream);
     };
     struct expected_kernels {
         const char* what;
