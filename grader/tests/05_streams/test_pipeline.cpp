@@ -411,9 +411,8 @@ GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
 
     // 256 MiB each way where the GPU has room for the pipeline's buffers and
     // the harness's copy of the output.
-    std::size_t free_bytes = 0, total_bytes = 0;
-    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
-    const std::size_t n = std::min<std::size_t>(std::size_t{1} << 26, free_bytes / 4 / sizeof(float));
+    // (elements_that_fit: the same size in the student's program and the judge.)
+    const std::size_t n = course::testing::elements_that_fit(std::size_t{1} << 26, 1, sizeof(float));
     constexpr int streams = 4, chunks = 16;
     constexpr double needed = 1.3;
 

@@ -11,8 +11,16 @@
 
 namespace course::testing {
 
+// The device memory the tests may plan with: under the grader, the free
+// memory it measured before the tests started (COURSE_GPU_MEMORY_BUDGET, the
+// same figure in the student's program and in the judge, which run side by
+// side); run on its own, the free memory now (cudaMemGetInfo).
+std::size_t gpu_memory_budget();
+
 // How many elements of `element_bytes` each fit in `arrays` arrays while
-// leaving three quarters of the free device memory alone, capped at `most`.
+// leaving three quarters of gpu_memory_budget() alone, capped at `most`. On a
+// GPU too small to reach the cap, the size follows the memory, and the two
+// processes of a graded run agree on it.
 std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_bytes);
 
 // Times `work`'s calls from the GPU's own record (timed_calls.hpp; `bytes` is
