@@ -35,12 +35,12 @@ fi
 
 # The CUDA toolkit is not a Debian package here: it comes from NVIDIA.
 if ! command -v nvcc > /dev/null; then
-  for dir in /usr/local/cuda/bin /usr/local/cuda-13*/bin; do
+  for dir in /usr/local/cuda/bin /usr/local/cuda-13*/bin /usr/local/cuda-12*/bin; do
     if [ -x "$dir/nvcc" ]; then export PATH="$dir:$PATH"; break; fi
   done
 fi
 if ! command -v nvcc > /dev/null; then
-  echo "setup: nvcc not found. Install the CUDA Toolkit 13 (https://developer.nvidia.com/cuda-downloads)" >&2
+  echo "setup: nvcc not found. Install the CUDA Toolkit, 12.4 or newer (https://developer.nvidia.com/cuda-downloads)" >&2
   echo "       and put its bin folder on PATH (usually /usr/local/cuda/bin)." >&2
   exit 1
 fi
@@ -51,19 +51,31 @@ if [ "$(printf '%s\n3.24\n' "$cmake_version" | sort -V | head -1)" != "3.24" ]; 
   exit 1
 fi
 
-echo "setup: configuring (preset $preset)"
+# The preset's build folder (binaryDir, from the preset or the one it inherits).
+build=$(python3 - "$preset" <<'PRESETS'
+import json, sys
+presets = {p["name"]: p for p in json.load(open("CMakePresets.json"))["configurePresets"]}
+name = sys.argv[1]
+while name in presets and "binaryDir" not in presets[name]:
+    name = presets[name].get("inherits", "")
+binary_dir = presets.get(name, {}).get("binaryDir", "${sourceDir}/build")
+print(binary_dir.replace("${sourceDir}/", ""))
+PRESETS
+)
+
+echo "setup: configuring (preset $preset, in $build/)"
 cmake --preset "$preset" > build-configure.log 2>&1 || { tail -30 build-configure.log; exit 1; }
 rm -f build-configure.log
 echo "setup: building (this takes a few minutes the first time)"
-cmake --build build -j "$(nproc)"
+cmake --build "$build" -j "$(nproc)"
 
 echo
-echo "setup: done. The grader is build/bin/grader; put it on your PATH with"
-echo "         export PATH=\"$PWD/build/bin:\$PATH\""
+echo "setup: done. The grader is $build/bin/grader; put it on your PATH with"
+echo "         export PATH=\"$PWD/$build/bin:\$PATH\""
 echo "setup: grading lesson01 (the skeleton is unfinished, so expect it to fail):"
 echo
 status=0
-build/bin/grader run lesson01 || status=$?
+"$build/bin/grader" run lesson01 || status=$?
 case $status in
   0|1) echo; echo "setup: next, read lessons/01_vecadd/README.md and edit exercises/01_vecadd/vecadd.cu" ;;
   2)   echo; echo "setup: no GPU here, so only the tests that need none were graded; everything is built,"
