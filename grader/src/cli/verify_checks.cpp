@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstdio>
+#include <stdexcept>
 
 namespace grader {
 
@@ -42,7 +44,23 @@ expectation parse_expectation(const std::string& json_text) {
     if (j.contains("score")) e.score = j.at("score").get<int>();
     if (j.contains("max_score")) e.max_score = j.at("max_score").get<int>();
     e.note_contains = j.value("note_contains", "");
+    if (j.contains("needs")) {
+        const auto& needs = j.at("needs");
+        const std::string cc = needs.value("compute_capability", "");
+        int major = 0, minor = 0;
+        if (std::sscanf(cc.c_str(), "%d.%d", &major, &minor) != 2)
+            throw std::invalid_argument("\"needs\": {\"compute_capability\": \"" + cc + "\"} is not major.minor, e.g. \"8.0\"");
+        e.needs_compute_capability = std::pair{major, minor};
+        e.needs_why = needs.value("why", "");
+    }
     return e;
+}
+
+std::optional<std::string> unmet_need(const expectation& e, int major, int minor) {
+    if (!e.needs_compute_capability || std::pair{major, minor} >= *e.needs_compute_capability) return std::nullopt;
+    const auto [need_major, need_minor] = *e.needs_compute_capability;
+    return fmt::format("cannot show on this GPU (sm_{}{}): it needs sm_{}{} or newer{}", major, minor, need_major,
+                       need_minor, e.needs_why.empty() ? "" : ", " + e.needs_why);
 }
 
 std::vector<std::string> check_full_marks(const lesson_report& r) {

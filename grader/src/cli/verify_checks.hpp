@@ -20,8 +20,17 @@ struct expectation {
     std::map<std::string, std::string> message_contains;   // the diagnosis the report must give
     std::optional<int> score, max_score;                   // the whole report's, where they matter
     std::string note_contains;                             // what the report's notes must say
+    // The oldest GPU on which the mistake can show ("needs": {"compute_capability":
+    // "8.0", "why": "TF32 exists from Ampere on"}): on an older one verify
+    // passes the version over, saying why, instead of calling it uncaught.
+    std::optional<std::pair<int, int>> needs_compute_capability;
+    std::string needs_why;
 };
 expectation parse_expectation(const std::string& json_text);
+
+// Why this GPU (compute capability major.minor) cannot show the mistake, or
+// nothing when it can.
+std::optional<std::string> unmet_need(const expectation& expect, int major, int minor);
 
 // A known-right textbook form's grader/textbooks/NN_name/<name>/about.json:
 // the lesson's technique written plainly, and the speed tests it answers

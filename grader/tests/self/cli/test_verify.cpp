@@ -90,3 +90,17 @@ TEST(Verify, ATextbookFormNeedsFullMarksAndItsSpeedTests) {
     ASSERT_EQ(renamed.size(), 1u);
     EXPECT_NE(renamed[0].find("A.speed is not among the lesson's tests"), std::string::npos) << renamed[0];
 }
+
+TEST(Verify, AMistakeAnOlderGpuCannotShowIsPassedOverSayingWhy) {
+    const auto e = grader::parse_expectation(R"({
+      "mistake": "TF32 on by default", "must_fail": ["Cublas.Tf32OffByDefault"],
+      "needs": {"compute_capability": "8.0", "why": "TF32 exists from Ampere on"}})");
+    const auto on_t4 = grader::unmet_need(e, 7, 5);
+    ASSERT_TRUE(on_t4.has_value());
+    EXPECT_EQ(*on_t4, "cannot show on this GPU (sm_75): it needs sm_80 or newer, TF32 exists from Ampere on");
+    EXPECT_FALSE(grader::unmet_need(e, 8, 0).has_value());
+    EXPECT_FALSE(grader::unmet_need(e, 9, 0).has_value());
+    // Without "needs", every GPU can show it.
+    EXPECT_FALSE(grader::unmet_need(grader::parse_expectation(R"({"mistake": "m"})"), 7, 5).has_value());
+    EXPECT_THROW(grader::parse_expectation(R"({"needs": {"compute_capability": "Ampere"}})"), std::invalid_argument);
+}
