@@ -4,8 +4,8 @@
 //
 // NVRTC compiles the source to a CUBIN for this GPU; the runtime's library
 // API loads it (cudaLibraryLoadData), finds the kernel (cudaLibraryGetKernel)
-// and launches it (cudaLaunchKernel accepts a cudaKernel_t cast to
-// const void*). No driver API, so nothing links libcuda.
+// and launches it (cudaLaunchKernel accepts a cudaKernel_t where it takes a
+// function's address). No driver API, so nothing links libcuda.
 #include "raw_kernel.hpp"
 
 #include <atomic>
@@ -82,9 +82,10 @@ std::size_t raw_kernel::compilations() { return compile_count.load(); }
 
 void raw_kernel::launch_with(dim3 grid, dim3 block, std::size_t shared_bytes, cudaStream_t stream,
                              void** args) const {
-    // TODO(lesson06): cudaLaunchKernel with the kernel handle cast to
-    // const void* (reinterpret_cast), checked with CUDA_CHECK: it returns a
-    // refused launch as its status. Then delete the line below.
+    // TODO(lesson06): cudaLaunchKernel with the kernel handle itself as its
+    // first argument (a cudaKernel_t converts to the const void* it takes),
+    // checked with CUDA_CHECK: it returns a refused launch as its status.
+    // Then delete the line below.
     course::todo("lesson06::raw_kernel::launch in exercises/06_kernels/raw_kernel.cpp");
 }
 

@@ -2,8 +2,8 @@
 //
 // NVRTC compiles the source to a CUBIN for this GPU; the runtime's library
 // API loads it (cudaLibraryLoadData), finds the kernel (cudaLibraryGetKernel)
-// and launches it (cudaLaunchKernel accepts a cudaKernel_t cast to a function
-// pointer). No driver API, so nothing links libcuda.
+// and launches it (cudaLaunchKernel accepts a cudaKernel_t where it takes a
+// function's address). No driver API, so nothing links libcuda.
 #include "raw_kernel.hpp"
 
 #include <atomic>
@@ -159,9 +159,10 @@ void raw_kernel::launch_with(dim3 grid, dim3 block, std::size_t shared_bytes, cu
     // cudaLaunchKernel takes a kernel handle from the library API as well as a
     // __global__ function's address; it copies the arguments before it
     // returns. It reports a refused launch (too many threads, too much shared
-    // memory) as its return value.
-    CUDA_CHECK(cudaLaunchKernel(reinterpret_cast<const void*>(compiled_->kernel), grid, block, args,
-                                shared_bytes, stream));
+    // memory) as its return value. The handle goes in as it is (it converts
+    // to const void*): before CUDA 12.5, that picks course/library_compat.hpp's
+    // overload, which launches it through the driver.
+    CUDA_CHECK(cudaLaunchKernel(compiled_->kernel, grid, block, args, shared_bytes, stream));
 }
 
 }  // namespace lesson06

@@ -43,4 +43,26 @@ inline cudaError_t cudaLibraryUnload(cudaLibrary_t library) {
     if (const cudaError_t s = course::detail::library_entry("cuLibraryUnload", fn); s != cudaSuccess) return s;
     return static_cast<cudaError_t>(fn(library));
 }
+
+// Before 12.5 the runtime's cudaLaunchKernel knows only its own kernels and
+// refuses a library's (cudaErrorInvalidDeviceFunction). Given a cudaKernel_t
+// itself (not cast to const void*), this overload is chosen instead: it
+// launches the kernel's function in the runtime's context through the
+// driver. The driver's status codes are the runtime's for the same errors
+// (CUDA_ERROR_INVALID_VALUE is cudaErrorInvalidValue, and so on).
+inline cudaError_t cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void** args,
+                                    size_t shared_bytes, cudaStream_t stream) {
+    decltype(&::cuKernelGetFunction) get_function = nullptr;
+    decltype(&::cuLaunchKernel) launch = nullptr;
+    if (const cudaError_t s = course::detail::library_entry("cuKernelGetFunction", get_function); s != cudaSuccess)
+        return s;
+    if (const cudaError_t s = course::detail::library_entry("cuLaunchKernel", launch); s != cudaSuccess) return s;
+    // The runtime makes its primary context current on this thread (a no-op
+    // once it is): the function is looked up in that context.
+    if (const cudaError_t s = cudaFree(nullptr); s != cudaSuccess) return s;
+    CUfunction function = nullptr;
+    if (const CUresult r = get_function(&function, kernel); r != CUDA_SUCCESS) return static_cast<cudaError_t>(r);
+    return static_cast<cudaError_t>(launch(function, grid.x, grid.y, grid.z, block.x, block.y, block.z,
+                                           static_cast<unsigned>(shared_bytes), stream, args, nullptr));
+}
 #endif
