@@ -3,9 +3,23 @@
 #include "course/error.hpp"
 #include "course/timing.hpp"
 
+#include <cstdio>
 #include <exception>
 
 namespace course::bench {
+
+bool device_memory_for(benchmark::State& state, double bytes) {
+    std::size_t free_bytes = 0, total_bytes = 0;
+    CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+    if (bytes <= 0.9 * static_cast<double>(free_bytes)) return true;
+    const double gib = 1024.0 * 1024.0 * 1024.0;
+    char message[200];
+    std::snprintf(message, sizeof message,
+                  "needs %.1f GiB of device memory and this GPU has %.1f GiB free: leave this size out (--sizes)",
+                  bytes / gib, static_cast<double>(free_bytes) / gib);
+    state.SkipWithError(message);
+    return false;
+}
 
 const gpu_facts& gpu() {
     static const gpu_facts facts{query_device(), measured_copy_bandwidth_gbps()};

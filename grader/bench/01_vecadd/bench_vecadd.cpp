@@ -21,6 +21,7 @@ namespace {
 void BM_vecadd(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
     const int threads = static_cast<int>(state.range(1));
+    if (!course::bench::device_memory_for(state, 3.0 * n * sizeof(float))) return;
     course::device_array<float> a(n), b(n), c(n);
     a.fill_bytes(0);
     b.fill_bytes(0);
@@ -34,6 +35,7 @@ void BM_vecadd(benchmark::State& state) {
 // The reference point: a device-to-device copy of the same bytes (read + write).
 void BM_copy(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
+    if (!course::bench::device_memory_for(state, 2.0 * n * sizeof(float))) return;
     course::device_array<float> a(n), c(n);
     a.fill_bytes(0);
     course::bench::time_gpu(
@@ -62,6 +64,7 @@ void BM_when_cpu(benchmark::State& state) {
 
 void BM_when_gpu_kernel(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
+    if (!course::bench::device_memory_for(state, 3.0 * n * sizeof(float))) return;
     course::device_array<float> a(n), b(n), c(n);
     a.fill_bytes(0);
     b.fill_bytes(0);
@@ -76,6 +79,7 @@ void BM_when_gpu_kernel(benchmark::State& state) {
 // are), copied over and back with every call.
 void BM_when_gpu_with_copies(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
+    if (!course::bench::device_memory_for(state, 3.0 * n * sizeof(float))) return;
     std::vector<float> a(n, 1.0f), b(n, 2.0f), c(n);
     course::device_array<float> da(n), db(n), dc(n);
     for (auto _ : state) {

@@ -128,6 +128,7 @@ void BM_cub_sum(benchmark::State& state) {
 
 void BM_fused(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
+    if (!course::bench::device_memory_for(state, 2.0 * n * sizeof(float))) return;
     const auto x = zeros(n);
     auto y = zeros(n);
     course::bench::time_gpu(
@@ -138,6 +139,7 @@ void BM_fused(benchmark::State& state) {
 
 void BM_unfused(benchmark::State& state) {
     const auto n = static_cast<std::size_t>(state.range(0));
+    if (!course::bench::device_memory_for(state, 3.0 * n * sizeof(float))) return;
     const auto x = zeros(n);
     auto y = zeros(n);
     course::device_array<float> scratch(n);

@@ -27,4 +27,10 @@ const gpu_facts& gpu();
 void time_gpu(benchmark::State& state, const std::function<void(cudaStream_t)>& work,
               double bytes, double flops = 0, cudaStream_t stream = nullptr);
 
+// Whether `bytes` of device memory fit in what this GPU has free, with a
+// tenth to spare. If not, the row is skipped with a message that says how
+// much it needs (the largest sizes need about 3 GiB, more than a small GPU
+// has): call it before allocating, and return when it says false.
+bool device_memory_for(benchmark::State& state, double bytes);
+
 }  // namespace course::bench
