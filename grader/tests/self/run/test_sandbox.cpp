@@ -79,6 +79,8 @@ TEST_F(sandbox_test, GradedTestsRunInsideIt) {
     options.bwrap = bwrap;
     // The program's own folder is hidden too: the runner shows the program again.
     options.sandbox.hidden = {fs::path(FAKE_GRADED_TESTS).parent_path()};
+    // The CUDA runtime it loads stays visible, as `grader run` keeps the toolkit.
+    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
     const auto run = grader::run_graded_tests(options);
     for (const auto& t : run.tests) EXPECT_EQ(t.status, grader::test_status::passed) << t.id;
 }
@@ -91,6 +93,7 @@ TEST_F(sandbox_test, ACrashInsideIsNamedByItsSignal) {
     options.log_dir = dir.path() / "logs";
     options.only = {"FakeHost.Crashes"};
     options.bwrap = bwrap;
+    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
     const auto run = grader::run_graded_tests(options);
     unsetenv("FAKE_CRASH");
     ASSERT_EQ(run.tests.size(), 1u);
