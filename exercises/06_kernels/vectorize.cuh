@@ -158,7 +158,8 @@ private:
     }
 
     template <class T>
-    static strided_input<T> as_2d_input(course::device_span_2d<const T> x, std::size_t rows, std::size_t cols) {
+    static strided_input<T> as_2d_input(course::device_span_2d<const T> x, std::size_t rows,
+                                        std::size_t cols) {
         return broadcast_to(x, rows, cols);
     }
     template <class T, class S, class = std::enable_if_t<std::is_arithmetic_v<S>>>

@@ -10,10 +10,10 @@ namespace lesson06 {
 
 namespace {
 
-// Given, as the model. One lambda for every element type: its `auto` parameters become float,
-// double or int32 when the kernel is instantiated for the arrays it is
-// called with. Every argument broadcasts, so x, scale and shift may each be
-// a full matrix, a row, a column or one value.
+// Given, as the model. One lambda for every element type: its `auto`
+// parameters become float, double or int32 when the kernel is instantiated
+// for the arrays it is called with. Every argument broadcasts, so x, scale
+// and shift may each be a full matrix, a row, a column or one value.
 template <class T>
 void affine_impl(course::device_span_2d<const T> x, course::device_span_2d<const T> scale,
                  course::device_span_2d<const T> shift, course::device_span_2d<T> out,

@@ -28,7 +28,9 @@ template <class T>
 void cubic_impl(course::device_span<const T> x, double c0, double c1, double c2, double c3,
                 course::device_span<T> out, cudaStream_t stream) {
     const auto horner = vectorize(
-        [] __device__(auto v, auto a0, auto a1, auto a2, auto a3) { return a0 + v * (a1 + v * (a2 + v * a3)); },
+        [] __device__(auto v, auto a0, auto a1, auto a2, auto a3) {
+            return a0 + v * (a1 + v * (a2 + v * a3));
+        },
         {256, stream});
     horner(out, x, c0, c1, c2, c3);
 }
@@ -63,7 +65,8 @@ void cubic(course::device_span<const double> x, double c0, double c1, double c2,
 
 void multiply_add_vectorized(course::device_span<const float> x1, course::device_span<const float> x2,
                              float b, course::device_span<float> y, cudaStream_t stream) {
-    const auto multiply_add = vectorize([] __device__(auto u, auto v, auto offset) { return u * v + offset; }, {256, stream});
+    const auto multiply_add =
+        vectorize([] __device__(auto u, auto v, auto offset) { return u * v + offset; }, {256, stream});
     multiply_add(y, x1, x2, b);
 }
 
