@@ -10,11 +10,13 @@
 
 namespace {
 
-// Sets COURSE_GPU_MEMORY_BUDGET for one test and removes it after.
+// Sets the grader's budget variable for one test and removes it after.
 class budget_variable {
 public:
-    explicit budget_variable(const std::string& value) { setenv("COURSE_GPU_MEMORY_BUDGET", value.c_str(), 1); }
-    ~budget_variable() { unsetenv("COURSE_GPU_MEMORY_BUDGET"); }
+    explicit budget_variable(const std::string& value) {
+        setenv(course::testing::gpu_memory_budget_variable, value.c_str(), 1);
+    }
+    ~budget_variable() { unsetenv(course::testing::gpu_memory_budget_variable); }
 };
 
 }  // namespace

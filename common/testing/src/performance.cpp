@@ -45,7 +45,7 @@ std::string why_not_refused(cudaError_t pending) {
 std::size_t gpu_memory_budget() {
     // Under the grader: the free memory it measured once before the tests
     // started, the same figure in the student's program and in the judge.
-    if (const char* budget = std::getenv("COURSE_GPU_MEMORY_BUDGET"); budget && *budget) {
+    if (const char* budget = std::getenv(gpu_memory_budget_variable); budget && *budget) {
         char* end = nullptr;
         const unsigned long long bytes = std::strtoull(budget, &end, 10);
         if (end && *end == '\0' && bytes > 0) return static_cast<std::size_t>(bytes);

@@ -6,18 +6,14 @@
 //
 // The grader measures it once, before a lesson's tests start, and hands the
 // figure to the student's program and the judge alike
-// (COURSE_GPU_MEMORY_BUDGET): the speed tests size their arrays from it, so
-// both processes pick the same size even where the GPU is too small to reach
-// the tests' caps, and even though they run side by side.
+// (course::testing::gpu_memory_budget_variable): the speed tests size their
+// arrays from it, so both processes pick the same size even where the GPU is
+// too small to reach the tests' caps, and even though they run side by side.
 #include <cstddef>
 #include <optional>
 #include <string>
 
 namespace grader {
-
-// The environment variable the graded tests read (common/testing's
-// elements_that_fit): bytes of device memory the tests may plan with.
-inline constexpr const char* gpu_memory_budget_variable = "COURSE_GPU_MEMORY_BUDGET";
 
 // Free bytes on the GPU with this PCI bus id ("0000:3B:00.0"), or nothing
 // where NVML is missing (no driver) or does not know the device.

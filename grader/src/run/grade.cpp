@@ -7,6 +7,7 @@
 
 #include "checkout/context.hpp"
 #include "course/device_info.hpp"
+#include "course/testing/performance.hpp"
 #include "run/gpu_memory.hpp"
 #include "run/runner.hpp"
 
@@ -77,7 +78,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     // One memory figure for the student's program and the judge, so that
     // their speed tests size their arrays alike (gpu_memory.hpp).
     if (const auto free_bytes = free_gpu_memory(run_.gpu_pci_bus_id))
-        run_.env.emplace_back(gpu_memory_budget_variable, std::to_string(*free_bytes));
+        run_.env.emplace_back(course::testing::gpu_memory_budget_variable, std::to_string(*free_bytes));
     run_.max_data_bytes = options.max_data_bytes;
     run_.max_processes = options.max_processes;
     run_.sanitize_failures = options.sanitize_failures;

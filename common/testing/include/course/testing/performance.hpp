@@ -11,10 +11,14 @@
 
 namespace course::testing {
 
+// The environment variable in which the grader hands both processes of a
+// graded run the free device memory it measured (bytes, in decimal).
+inline constexpr const char* gpu_memory_budget_variable = "COURSE_GPU_MEMORY_BUDGET";
+
 // The device memory the tests may plan with: under the grader, the free
-// memory it measured before the tests started (COURSE_GPU_MEMORY_BUDGET, the
-// same figure in the student's program and in the judge, which run side by
-// side); run on its own, the free memory now (cudaMemGetInfo).
+// memory it measured before the tests started (gpu_memory_budget_variable,
+// the same figure in the student's program and in the judge, which run side
+// by side); run on its own, the free memory now (cudaMemGetInfo).
 std::size_t gpu_memory_budget();
 
 // How many elements of `element_bytes` each fit in `arrays` arrays while
