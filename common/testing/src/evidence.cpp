@@ -37,6 +37,8 @@ struct evidence_state {
     long long wait_ms = 0;
     std::string test;
     bool judged = true;      // the judge: this test was claimed as a pass
+    bool claim_pending = false;  // the judge: the claim is yet to be read (take_claim)
+    bool skip_noted = false;     // the judge: "nothing to judge" already said
     bool left_to_judge = false;  // recording: the test did not decide its verdict
     // Recording: the open file of the test in progress.
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{nullptr, &std::fclose};
@@ -90,7 +92,7 @@ std::string read_records(const std::string& path, std::vector<record>& records) 
     return {};
 }
 
-void write_record(std::FILE* out, std::string_view what, const std::string& bytes) {
+void write_record(std::FILE* out, std::string_view what, std::string_view bytes) {
     const auto name_size = static_cast<std::uint32_t>(what.size());
     const auto value_size = static_cast<std::uint64_t>(bytes.size());
     std::fwrite(&name_size, sizeof name_size, 1, out);
@@ -121,6 +123,18 @@ std::string wait_for_word(const std::filesystem::path& file, long long wait_ms) 
     std::ifstream(file) >> word;
     return word;
 }
+
+// The judge: reads the grader's word on the test in progress, once. The
+// grader writes the claim (atomically) once the student's program has ended
+// the test and closed its evidence.
+void take_claim(evidence_state& s) {
+    if (!s.claim_pending) return;
+    s.claim_pending = false;
+    const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".claim");
+    s.judged = wait_for_word(claim, s.wait_ms) == "passed";
+    if (s.judged) s.unreadable = read_records(s.dir + "/" + evidence_file_name(s.test), s.recorded);
+}
+
 }  // namespace
 
 void wait_for_gpu_alone() {
@@ -135,14 +149,12 @@ bool phase2_may_start() {
     return wait_for_word(std::filesystem::path(s.claims_dir) / phase2_file, s.wait_ms) == "go";
 }
 
-bool judge_this_test() {
+bool judge_this_test(claim_wait when) {
     evidence_state& s = state();
     if (s.mode != evidence_mode::judge || s.claims_dir.empty()) return true;
-    // The grader writes the claim (atomically) once the student's program has
-    // ended the test and closed its evidence.
-    const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".claim");
-    s.judged = wait_for_word(claim, s.wait_ms) == "passed";
-    if (s.judged) s.unreadable = read_records(s.dir + "/" + evidence_file_name(s.test), s.recorded);
+    s.claim_pending = true;
+    if (when == claim_wait::at_first_result) return true;
+    take_claim(s);
     return s.judged;
 }
 
@@ -154,6 +166,8 @@ void begin_test_evidence(const std::string& test_id) {
     s.used = 0;
     s.ran_out = false;
     s.judged = true;
+    s.claim_pending = false;
+    s.skip_noted = false;
     s.left_to_judge = false;
     const std::string path = s.dir + "/" + evidence_file_name(test_id);
     if (s.mode == evidence_mode::record) s.out.reset(std::fopen(path.c_str(), "wb"));
@@ -164,6 +178,8 @@ void begin_test_evidence(const std::string& test_id) {
 std::string end_test_evidence() {
     evidence_state& s = state();
     s.out.reset();
+    // A test that checked no result still ends only once its claim is in.
+    if (s.mode == evidence_mode::judge) take_claim(s);
     if (s.mode != evidence_mode::judge || !s.judged) return {};
     std::string problem;
     if (!s.unreadable.empty()) problem = s.unreadable;
@@ -201,18 +217,32 @@ void report_wrong_length(std::string_view what, std::size_t recorded, std::size_
                   << expected << ": " << forged;
 }
 
+void record_bytes(std::string_view what, std::string_view bytes) {
+    evidence_state& s = state();
+    if (s.mode != evidence_mode::record || !s.out) return;
+    write_record(s.out.get(), what, bytes);
+    std::fflush(s.out.get());  // a crash later in the test keeps what was seen
+}
+
 std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size, bool exactly_one) {
     evidence_state& s = state();
     if (s.mode == evidence_mode::record) {
-        if (s.out) {
-            write_record(s.out.get(), what, bytes);
-            std::fflush(s.out.get());  // a crash later in the test keeps what was seen
-        }
+        record_bytes(what, bytes);
         return bytes;
     }
     if (s.mode != evidence_mode::judge) return bytes;
 
-    // The judge: the student's value replaces the reference's.
+    // The judge: the student's value replaces the reference's, once the
+    // grader says the student's program claimed a pass. The test's own work
+    // until here ran while the student's program ran the same test.
+    take_claim(s);
+    if (!s.judged) {
+        // Nothing to judge: the grader keeps the student's own failure. The
+        // test goes on with the reference's values, and its verdict is unused.
+        if (!s.skip_noted) GTEST_MESSAGE_(nothing_to_judge, ::testing::TestPartResult::kSkip);
+        s.skip_noted = true;
+        return bytes;
+    }
     if (!s.unreadable.empty() || s.used >= s.recorded.size()) {
         if (!s.ran_out)
             ADD_FAILURE() << (s.unreadable.empty() ? "no recorded result for '" + std::string(what) + "'"

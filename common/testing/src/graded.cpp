@@ -44,18 +44,31 @@ std::uint64_t seed() {
     return derive_seed(run_seed(), id.c_str());
 }
 
+namespace {
+const graded_test_info* current_graded() {
+    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+    return info ? find_graded(std::string(info->test_suite_name()) + "." + info->name()) : nullptr;
+}
+
+// A correctness test's judge works while the student's program runs the same
+// test; one that measures anything (a speed test, a test that needs the GPU
+// alone) starts only after it (evidence.hpp).
+claim_wait when_to_wait(const graded_test_info* graded) {
+    const bool measures = !graded || graded->alone || graded->kind == test_kind::performance;
+    return measures ? claim_wait::at_once : claim_wait::at_first_result;
+}
+}  // namespace
+
 void gpu_test::SetUp() {
-    if (!judge_this_test()) GTEST_SKIP() << "nothing to judge: the test program did not claim a pass";
+    const graded_test_info* graded = current_graded();
+    if (!judge_this_test(when_to_wait(graded))) GTEST_SKIP() << nothing_to_judge;
     if (!has_device()) GTEST_SKIP() << "no CUDA device: " << device_status().reason;
-    if (const auto* info = ::testing::UnitTest::GetInstance()->current_test_info()) {
-        const auto* graded = find_graded(std::string(info->test_suite_name()) + "." + info->name());
-        if (graded && graded->alone) wait_for_gpu_alone();
-    }
+    if (graded && graded->alone) wait_for_gpu_alone();
     cudaGetLastError();
 }
 
 void host_test::SetUp() {
-    if (!judge_this_test()) GTEST_SKIP() << "nothing to judge: the test program did not claim a pass";
+    if (!judge_this_test(when_to_wait(current_graded()))) GTEST_SKIP() << nothing_to_judge;
 }
 
 }  // namespace course::testing

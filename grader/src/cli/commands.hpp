@@ -20,6 +20,7 @@ struct run_args {
     bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
     bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)
     bool timeline = false;            // draw each timed test's streams from the GPU's record (run_timeline.hpp)
+    bool timings = false;             // where the run's seconds went (step_timings.hpp), after the report
     std::string format = "text";      // text, json, gradescope, junit
     bool verbose = false;             // text: every test with its own messages (the short view groups them)
     std::optional<std::filesystem::path> output;

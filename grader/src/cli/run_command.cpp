@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <random>
 #include <tuple>
 
@@ -15,6 +16,7 @@
 #include "cli/run_timeline.hpp"
 #include "report/formats.hpp"
 #include "run/grade.hpp"
+#include "system/step_timings.hpp"
 
 namespace grader {
 
@@ -55,7 +57,13 @@ int cmd_run(const common_args& common, const run_args& args) {
     const bool text_to_terminal = args.format == "text" || args.output.has_value();
     const bool color = wants_color(STDOUT_FILENO);
 
+    // `--timings`: spans from here on; printed after the report.
+    std::optional<step_timings> timings;
+    if (args.timings) timings.emplace();
+    step_timings* const timed = timings ? &*timings : nullptr;
+
     if (args.build) {
+        const step_timings::measure build_step(timed, "build (cmake --build)");
         if (text_to_terminal) std::cout << fmt::format("building {} ({})...\n", lesson.id, variant_name) << std::flush;
         const build_result built = build_targets(m, targets_for_grading(lesson, variant_name));
         if (!built.ok) {
@@ -71,7 +79,10 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.sandbox = args.sandbox;
     options.sanitize_every_test = args.sanitize;
     options.profile_every_test = args.profile;
+    options.timings = timed;
     const lesson_report report = grade_variant(m, lesson, variant_name, options);
+    std::optional<step_timings::measure> report_step;
+    if (timed) report_step.emplace(timed, "the report, and the best score remembered");
 
     // A file gets the full view; the terminal the one asked for, wrapped to its width.
     const text_style file_style{false, true, true, 0};
@@ -86,6 +97,10 @@ int cmd_run(const common_args& common, const run_args& args) {
 
     if (args.timeline) show_timelines(m, lesson, variant_name, report, text_to_terminal ? std::cout : std::cerr);
     if (args.tests.empty()) remember_score(m, report, std::cerr);  // a partial run is no score
+    if (timings) {
+        report_step.reset();
+        (text_to_terminal ? std::cout : std::cerr) << "\n" << timings->format();
+    }
 
     if (report.count(test_status::skipped) > 0) return not_graded;
     return report.score() == report.max_score() ? all_passed : some_failed;

@@ -110,6 +110,7 @@ void explain_failures(const run_options& options, graded_run& run) {
     // they should not wait behind other runs' long sanitizer reruns.
     using clock = std::chrono::steady_clock;
     const auto evidence_start = clock::now();
+    const step_timings::measure timed(options.timings, "evidence (compute-sanitizer and Nsight Compute reruns)");
     std::vector<std::string> profile_notes, sanitizer_notes;
     {
         gpu_turn turn(options.gate);

@@ -59,7 +59,11 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     report_.title = lesson.title;
     report_.variant = program.variant;
     report_.seed = options.seed;
-    run_.gpu_pci_bus_id = describe_device(report_, options.device);
+    {
+        const step_timings::measure timed(options.timings, "the grader's own look at the GPU (CUDA runtime)");
+        run_.gpu_pci_bus_id = describe_device(report_, options.device);
+    }
+    run_.timings = options.timings;
 
     // The judge: the same graded tests built against the reference solution.
     const variant_info* judge = lesson.variant("solution");
@@ -77,8 +81,11 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
     // One memory figure for the student's program and the judge, so that
     // their speed tests size their arrays alike (gpu_memory.hpp).
-    if (const auto free_bytes = free_gpu_memory(run_.gpu_pci_bus_id))
-        run_.env.emplace_back(course::testing::gpu_memory_budget_variable, std::to_string(*free_bytes));
+    {
+        const step_timings::measure timed(options.timings, "the GPU's free memory (NVML)");
+        if (const auto free_bytes = free_gpu_memory(run_.gpu_pci_bus_id))
+            run_.env.emplace_back(course::testing::gpu_memory_budget_variable, std::to_string(*free_bytes));
+    }
     run_.max_data_bytes = options.max_data_bytes;
     run_.max_processes = options.max_processes;
     run_.sanitize_failures = options.sanitize_failures;

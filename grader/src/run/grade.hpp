@@ -29,6 +29,7 @@ struct grade_options {
     // (profile_every_test, `grader run --profile`) a table for every speed test.
     bool profile_failures = true;
     bool profile_every_test = false;
+    step_timings* timings = nullptr;  // `grader run --timings`: where the seconds went
 
     // What `grader batch` adds:
     std::optional<std::filesystem::path> bwrap;      // found once for the batch (else looked up per run)

@@ -11,6 +11,7 @@
 
 #include "run/gpu_gate.hpp"
 #include "run/sandbox.hpp"
+#include "system/step_timings.hpp"
 
 namespace grader {
 
@@ -59,6 +60,8 @@ struct run_options {
     // --profile`) every performance test is, and gets its table of kernels.
     bool profile_failures = true;
     bool profile_every_test = false;
+    // `grader run --timings`: each process's start-up and tests are added here.
+    step_timings* timings = nullptr;
 };
 
 // Where a run keeps its files, all under log_dir: the student's evidence

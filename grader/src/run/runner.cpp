@@ -91,7 +91,10 @@ graded_run judge_graded_tests(const run_options& given) {
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     graded_run run;
-    const std::vector<listed_test> listed = list_graded_tests(options.judge_program, options.log_dir);
+    const std::vector<listed_test> listed = [&] {
+        const step_timings::measure timed(options.timings, "listing the graded tests (the judge's program)");
+        return list_graded_tests(options.judge_program, options.log_dir);
+    }();
     // Shared now; alone once a timed test is about to start.
     gpu_turn turn(options.gate);
     for (const auto& t : listed) {
@@ -181,7 +184,10 @@ graded_run judge_graded_tests(const run_options& given) {
         // The GPU is taken alone when the test starts (gpu_alone), not while
         // ncu and the program start up, which takes seconds and no GPU time.
         judge.wait_idle();
-        profiler->list_kernels(options);
+        {
+            const step_timings::measure timed(options.timings, "listing the kernels of the library (cuobjdump)");
+            profiler->list_kernels(options);
+        }
         // Their own judge: it waits for each claim, which comes once ncu's report is read.
         concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
         bool unprofiled_noted = false;

@@ -50,6 +50,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         if (!second.empty())
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
+        spawned_ = clock::now();
         child_process child({command(argv),
                              env,
                              log,
@@ -99,7 +100,17 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
     // The limit per test runs from the test's start (or the process's),
     // and only events the grader takes restart it.
     auto deadline = clock::now() + limit_;
+    // `--timings`: the process's start-up, each test, and its exit.
+    auto last_mark = spawned_;
+    std::string waited_for = "start-up";
+    auto timed = [&](const std::string& step) {
+        const auto now = clock::now();
+        if (options_.timings) options_.timings->add(fmt::format("{}: {}", who(), step), last_mark, now);
+        last_mark = now;
+    };
     auto finish = [&](const std::string& id, outcome result) {
+        timed(id);
+        waited_for = "between tests";
         results[id] = std::move(result);
         if (on_finish_) on_finish_(id, results[id]);
         remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
@@ -119,6 +130,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
             const std::string kind = event.is_object() ? string_field(event, "event") : "";
             const std::string id = event.is_object() ? string_field(event, "test") : "";
             if (kind == "start" && current.empty() && asked_for(id)) {
+                timed(waited_for);
                 current = id;
                 if (on_start_) on_start_(id);
                 start_ = clock::now();
@@ -137,6 +149,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         }
         if (ended) {
             const exit_status status = sandboxed() ? as_seen_inside(child.wait()) : child.wait();
+            if (current.empty()) timed(progressed ? "exit" : waited_for);
             if (!current.empty()) {
                 std::vector<std::string> messages{
                     fmt::format("the test program crashed during this test: {}", status.describe())};

@@ -64,6 +64,8 @@ private:
                          std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases);
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                       const std::string& why);
+    // How `--timings` names this program's steps.
+    std::string who() const { return log_prefix_ == "run" ? "student" : log_prefix_; }
     double elapsed_ms() const { return std::chrono::duration<double, std::milli>(clock::now() - start_).count(); }
 
     const run_options& options_;
@@ -78,6 +80,7 @@ private:
     std::vector<std::string> tool_;
     std::filesystem::path tool_writable_;
     clock::time_point start_ = clock::now();
+    clock::time_point spawned_ = clock::now();  // the current process's start
     int round_ = 0;
     int ignored_ = 0;
 };

@@ -8,10 +8,14 @@
 // against the exercise and against the solution.
 #include <unistd.h>
 
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <thread>
 
 #include "course/error.hpp"
 #include "course/testing/evidence.hpp"
@@ -70,6 +74,28 @@ const bool cheat_before_main = [] {
 }();
 }  // namespace
 
+// FAKE_MARKS=<folder>: the judge leaves <folder>/<test>.judge as its test
+// body starts, and the student's program looks for it while it runs the same
+// test. A correctness test's judge starts at once (it works while the
+// student's program does); a speed test's only once the student's has ended.
+void judge_leaves_mark(const std::string& test) {
+#ifdef FAKE_REFERENCE
+    if (const char* dir = std::getenv("FAKE_MARKS")) std::ofstream(std::string(dir) + "/" + test + ".judge") << "started";
+#else
+    (void)test;
+#endif
+}
+bool judge_started(const std::string& test, std::chrono::milliseconds within) {
+    const char* dir = std::getenv("FAKE_MARKS");
+    if (!dir) return false;
+    const auto mark = std::filesystem::path(dir) / (test + ".judge");
+    for (const auto until = std::chrono::steady_clock::now() + within; std::chrono::steady_clock::now() < until;) {
+        if (std::filesystem::exists(mark)) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    return std::filesystem::exists(mark);
+}
+
 // Prints `bytes` of debugging output, in lines of `line` characters.
 void chatter(std::size_t bytes, std::size_t line) {
     std::string text(line - 1, 'x');
@@ -81,6 +107,8 @@ void chatter(std::size_t bytes, std::size_t line) {
 // FAKE_CHATTY: a right answer after 2 GiB of debugging output, more than
 // the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
+    judge_leaves_mark("Passes");
+    if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
@@ -126,6 +154,9 @@ GRADED_HOST_TEST(Fake, DISABLED_Never, 1, "a test that never reports") {}
 // Its verdict is left to the judge, as a speed compared with a baseline is.
 COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false, true,
                     ::course::testing::host_test) {
+    judge_leaves_mark("Speed");
+    if (asked("FAKE_MARKS"))
+        EXPECT_FALSE(judge_started("Speed", std::chrono::milliseconds(300))) << "the judge ran beside a speed test";
     const int speed = course::testing::observe("speed", asked("FAKE_SLOW") ? 41 : answer());
     if (course::testing::verdict_left_to_judge()) {
         // Whatever the student's program says of its speed is not shown.

@@ -171,6 +171,25 @@ TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
     EXPECT_EQ(speed.figure, "speed 41; 42 is needed");
 }
 
+// The judge of a correctness test works (its inputs, the reference's answer)
+// while the student's program runs the same test, and waits for the claim
+// only where it needs the recorded result; the judge of a speed test starts
+// only once the student's test has ended, so that no two processes time at once.
+TEST(Runner, TheJudgeWorksBesideCorrectnessTestsButNeverBesideSpeedTests) {
+    const auto marks = scratch_dir() / "judge-marks";
+    std::filesystem::create_directories(marks);
+    setenv("FAKE_MARKS", marks.c_str(), 1);
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    unsetenv("FAKE_MARKS");
+    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed)
+        << all_messages(find(tests, "FakeHost.Passes"));
+    EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed)
+        << all_messages(find(tests, "FakeHost.Speed"));
+    EXPECT_TRUE(std::filesystem::exists(marks / "Speed.judge"));  // its judge did run, after
+}
+
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
     // Listed with points, but GoogleTest never runs a DISABLED_ test.
     const auto tests = run();

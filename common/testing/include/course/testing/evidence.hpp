@@ -40,6 +40,10 @@ evidence_mode current_evidence_mode();
 std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size,
                           bool exactly_one);
 
+// Recording only: appends `bytes` to this test's evidence without a copy
+// (a 2^24-element output is 64 MiB). Elsewhere it does nothing.
+void record_bytes(std::string_view what, std::string_view bytes);
+
 template <class T>
 T observe(std::string_view what, T value) {
     static_assert(std::is_trivially_copyable_v<T>, "observe() records plain values: numbers, enums, flags");
@@ -52,8 +56,12 @@ T observe(std::string_view what, T value) {
 template <class T>
 std::vector<T> observe(std::string_view what, std::vector<T> values) {
     static_assert(std::is_trivially_copyable_v<T>, "observe() records vectors of plain values");
-    std::string bytes(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-    bytes = observe_bytes(what, std::move(bytes), sizeof(T), false);
+    const std::string_view seen(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
+    if (current_evidence_mode() != evidence_mode::judge) {
+        record_bytes(what, seen);
+        return values;
+    }
+    const std::string bytes = observe_bytes(what, std::string(seen), sizeof(T), false);
     values.resize(bytes.size() / sizeof(T));
     if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
     return values;
@@ -100,11 +108,19 @@ inline std::string observe(std::string_view what, std::string text) {
 void start_evidence(evidence_mode mode, const std::string& dir, const std::string& claims_dir = {},
                     long long wait_ms = 0);
 void begin_test_evidence(const std::string& test_id);
-// For the graded tests' fixtures, first thing: in the judge, waits for the
-// grader's word on this test and returns true when the student's program
-// claimed a pass (its evidence is then loaded), false when there is nothing
-// to judge. Anywhere else: true at once.
-bool judge_this_test();
+// For the graded tests' fixtures, first thing: in the judge, marks the
+// test as waiting for the grader's word on it, and returns true unless the
+// word is in and says the student's program did not claim a pass (nothing to
+// judge). `at_once` waits for that word now, so that the judge's test runs
+// only after the student's; `at_first_result` lets the judge run the test's
+// own work (its inputs, the reference's answer) at the same time as the
+// student's program runs the test, and waits at the first recorded result
+// it needs. A test that measures time must wait at once: two processes
+// timing at the same time both measure wrong. Anywhere else: true at once.
+enum class claim_wait { at_once, at_first_result };
+bool judge_this_test(claim_wait when = claim_wait::at_once);
+// What the judge says of a test the student's program did not claim to pass.
+inline constexpr const char* nothing_to_judge = "nothing to judge: the test program did not claim a pass";
 // Before the second phase of a run (harness.hpp, --course-then): in the
 // student's program, waits for the grader's word ("go" once the first phase
 // is judged all right, "stop" otherwise); true to go on. In the judge, or
