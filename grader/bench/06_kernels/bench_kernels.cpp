@@ -13,17 +13,27 @@
 //                          against BM_multiply_add's hand-written functor
 //   BM_affine_broadcast    out = x * scale + shift with scale a row and shift a
 //                          column, broadcast: what the zero strides cost
+//   BM_sum_going_further, BM_l2_norm_going_further   going further: the one-pass
+//                          reduction of going_further.hpp, beside BM_cub_sum
 //
 // GB/s counts the bytes each call must move (read + written), so the columns
 // compare directly: fused and unfused declare what each really moves (12 and
 // 28 bytes an element), and their times show what fusion saves.
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
+#include <exception>
+#include <string>
+#include <vector>
 
 #include "baselines.hpp"
 #include "course/bench.hpp"
 #include "course/device_array.hpp"
+#include "course/random.hpp"
 #include "elementwise_ops.cuh"
 #include "fusion.cuh"
+#include "going_further.hpp"
 #include "reductions.cuh"
 #include "vectorized_ops.cuh"
 
@@ -124,6 +134,111 @@ void BM_cub_sum(benchmark::State& state) {
     set_counters(state, n);
 }
 
+// --- Going further: one-pass sum and L2 norm -------------------------------------------
+
+// How far a float sum of random values may be from the exact one: the bound
+// of grader/tests/06_kernels/test_reduction.cpp (sum_bound), which explains
+// it. u is float's unit roundoff, 2^-24.
+double sum_bound(double u, std::size_t n, double sum_of_squares, double sum) {
+    return 4.0 * u * std::sqrt(static_cast<double>(n)) * (std::sqrt(sum_of_squares) + std::fabs(sum)) +
+           u * std::fabs(sum);
+}
+
+// Runs the going-further reduction (sum, or L2 norm if `l2`) over `view`
+// and returns the result (waits for it).
+double reduce_once(lesson06::bench::one_pass_reduction& reduce, bool l2, course::device_span<const float> view) {
+    course::device_array<float> out(1);
+    if (l2) reduce.l2_norm(view, out.data(), nullptr);
+    else reduce.sum(view, out.data(), nullptr);
+    return out.to_host()[0];
+}
+
+// Checks the going-further reduction twice; returns what is wrong, or "".
+//  1. Exactly, on 2^22 + 5 values of +1 or -1 from x[1] on: off a 16-byte
+//     boundary, so the head, the packs and the tail all run. Every partial
+//     sum is a whole number below 2^24, exact in float in any order, so the
+//     sum must be exact, and the L2 norm the float nearest sqrt(count): one
+//     element skipped or counted twice shows.
+//  2. On all of x, random floats in [-1, 1), against a double-precision
+//     reference within the graded test's bound; `relative_error` gets
+//     |result - reference| / |reference|.
+std::string check_going_further(lesson06::bench::one_pass_reduction& reduce, bool l2, course::device_array<float>& x,
+                                double& relative_error) {
+    const char* name = l2 ? "l2_norm" : "sum";
+    const std::size_t n = x.size();
+    const std::size_t count = std::min<std::size_t>(n - 1, (std::size_t{1} << 22) + 5);
+    std::vector<float> signs = course::random_floats(count + 1, 13);
+    long long exact_sum = 0;
+    for (float& v : signs) {
+        v = v < 0 ? -1.0f : 1.0f;
+        exact_sum += static_cast<long long>(v);
+    }
+    exact_sum -= static_cast<long long>(signs[0]);  // element 0 is outside the view
+    x.copy_from_host(signs.data(), signs.size());
+    const double exact = l2 ? static_cast<float>(std::sqrt(static_cast<double>(count))) : exact_sum;
+    if (const double actual = reduce_once(reduce, l2, course::device_span<const float>(x.data() + 1, count));
+        actual != exact)
+        return fmt::format("going-further {} of {} values +-1 from element 1: {}, exactly {} expected", name, count,
+                           actual, exact);
+
+    const std::vector<float> host = course::random_floats(n, 11);
+    x.copy_from_host(host.data(), n);
+    double sum = 0, squares = 0, fourth_powers = 0;
+    for (const float value : host) {
+        const double v = value;
+        sum += v;
+        squares += v * v;
+        fourth_powers += v * v * v * v;
+    }
+    constexpr double u = 1.0 / (1 << 24);
+    double expected = sum, allowed = sum_bound(u, n, squares, sum);
+    if (l2) {  // as the graded test: the bound on the sum of squares, halved by the square root
+        expected = std::sqrt(squares);
+        allowed = (0.5 * sum_bound(u, n, fourth_powers, squares) / squares + 2 * u) * expected;
+    }
+    const double actual = reduce_once(reduce, l2, x.view());
+    if (!(std::fabs(actual - expected) <= allowed))
+        return fmt::format("going-further {} of {} random floats: {} but the double-precision reference is {} "
+                           "(allowed: +-{:.3g})",
+                           name, n, actual, expected, allowed);
+    relative_error = std::fabs(actual - expected) / std::fabs(expected);
+    return "";
+}
+
+// n, then the variant: threads per block (256 or 512), streaming loads (0 or 1).
+void time_going_further(benchmark::State& state, bool l2) {
+    const auto n = static_cast<std::size_t>(state.range(0));
+    const auto threads = static_cast<int>(state.range(1));
+    const bool streaming = state.range(2) != 0;
+    course::device_array<float> x(n), out(1);
+    double relative_error = 0;
+    try {
+        lesson06::bench::one_pass_reduction reduce(static_cast<unsigned>(threads), streaming);
+        if (const std::string wrong = check_going_further(reduce, l2, x, relative_error); !wrong.empty()) {
+            state.SkipWithError(wrong.c_str());
+            return;
+        }
+        x.fill_bytes(0);  // timed on zeros, as BM_sum and BM_cub_sum are
+        course::bench::time_gpu(
+            state,
+            [&](cudaStream_t s) {
+                if (l2) reduce.l2_norm(x.view(), out.data(), s);
+                else reduce.sum(x.view(), out.data(), s);
+            },
+            1.0 * n * sizeof(float));
+    } catch (const std::exception& e) {
+        state.SkipWithError(e.what());
+        return;
+    }
+    set_counters(state, n, threads);
+    state.counters["streaming"] = streaming;
+    // Float accumulators against a double reference, on random data in [-1, 1).
+    state.counters["rel_err"] = relative_error;
+}
+
+void BM_sum_going_further(benchmark::State& state) { time_going_further(state, false); }
+void BM_l2_norm_going_further(benchmark::State& state) { time_going_further(state, true); }
+
 // --- Fusion ----------------------------------------------------------------------------
 
 void BM_fused(benchmark::State& state) {
@@ -210,6 +325,13 @@ BENCHMARK(BM_max)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benc
 BENCHMARK(BM_l2_norm)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_row_l2_norm)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_cub_sum)->ArgName("n")->Arg(reduction_size)->UseManualTime()->Unit(benchmark::kMicrosecond);
+// Going further: n, then the variants to choose from, (threads, streaming loads).
+void going_further_args(benchmark::internal::Benchmark* b) {
+    b->ArgNames({"n", "threads", "streaming"});
+    b->Args({reduction_size, 256, 0})->Args({reduction_size, 512, 0})->Args({reduction_size, 512, 1});
+}
+BENCHMARK(BM_sum_going_further)->Apply(going_further_args)->UseManualTime()->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_l2_norm_going_further)->Apply(going_further_args)->UseManualTime()->Unit(benchmark::kMicrosecond);
 
 BENCHMARK(BM_fused)->ArgName("n")->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_unfused)->ArgName("n")->Arg(1 << 24)->Arg(1 << 28)->UseManualTime()->Unit(benchmark::kMicrosecond);

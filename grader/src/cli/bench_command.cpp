@@ -162,7 +162,7 @@ job_outcome run_job(const bench_job& job, const bench_args& args, const fs::path
     }
     if (fs::exists(out) && fs::file_size(out) > 0) {
         try {
-            outcome.parsed = parse_google_benchmark(json::parse(file_text(out)), job.impl);
+            outcome.parsed = parse_google_benchmark(read_google_benchmark_json(file_text(out)), job.impl);
         } catch (const std::exception& e) {
             outcome.failure = fmt::format("its JSON output {} could not be read: {}", out.string(), e.what());
         }

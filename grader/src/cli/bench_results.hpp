@@ -57,6 +57,12 @@ struct parsed_run {
 };
 parsed_run parse_google_benchmark(const nlohmann::json& output, const std::string& impl);
 
+// Google Benchmark's JSON file as nlohmann::json. It writes a counter that is
+// not a number as a bare NaN or inf (the coefficient of variation of a
+// counter that is 0 in every repetition, say), which JSON does not allow:
+// those values are read as null, which parse_google_benchmark skips.
+nlohmann::json read_google_benchmark_json(const std::string& text);
+
 // The document `grader bench` writes: schema, lesson, context (device and
 // build metadata), results, errors, and lesson05's timeline when there is one.
 inline constexpr const char* bench_schema = "course-bench/1";

@@ -25,13 +25,22 @@ namespace {
 
 constexpr std::size_t guard = 64;
 
-// Adds two random vectors of n elements with `threads` threads (0: one per
-// core) and checks every element, the guard band after c, and the inputs.
-void check_vecadd_cpu(std::size_t n, unsigned threads) {
-    const std::string what = fmt::format("vecadd_cpu, n = {}, threads = {}", n, threads);
+// Two random vectors of n elements, from this run's seed.
+struct cpu_inputs {
+    std::vector<float> a, b;
+};
+cpu_inputs random_inputs(std::size_t n) {
     const std::uint64_t seed = course::testing::run_seed();
-    const std::vector<float> a = course::random_floats(n, seed + 1);
-    const std::vector<float> b = course::random_floats(n, seed + 2);
+    return {course::random_floats(n, seed + 1), course::random_floats(n, seed + 2)};
+}
+
+// Adds a and b with `threads` threads (0: one per core) and checks every
+// element, the guard band after c, and the inputs.
+void check_vecadd_cpu(const cpu_inputs& inputs, unsigned threads) {
+    const std::vector<float>& a = inputs.a;
+    const std::vector<float>& b = inputs.b;
+    const std::size_t n = a.size();
+    const std::string what = fmt::format("vecadd_cpu, n = {}, threads = {}", n, threads);
     std::vector<float> c(n + guard, std::nanf(""));
     std::vector<float> a_used = a, b_used = b;
 
@@ -64,6 +73,8 @@ void check_vecadd_cpu(std::size_t n, unsigned threads) {
     if (!inputs_unchanged) ADD_FAILURE() << what << ": changed its inputs a or b, which are read-only";
 }
 
+void check_vecadd_cpu(std::size_t n, unsigned threads) { check_vecadd_cpu(random_inputs(n), threads); }
+
 }  // namespace
 
 GRADED_HOST_TEST(VecAddCpu, Empty, 1, "CPU: empty input writes nothing") { check_vecadd_cpu(0, 0); }
@@ -78,7 +89,9 @@ GRADED_HOST_TEST(VecAddCpu, UnevenSplit, 2, "CPU: 1,000,003 elements over 7 thre
 }
 
 GRADED_HOST_TEST(VecAddCpu, EveryThreadCount, 1, "CPU: 2^20 + 5 elements over 1 to 16 threads, and one per core") {
-    for (unsigned threads : {1u, 2u, 3u, 4u, 5u, 8u, 16u, 0u}) check_vecadd_cpu((std::size_t{1} << 20) + 5, threads);
+    // The same inputs for every thread count: drawn once.
+    const cpu_inputs inputs = random_inputs((std::size_t{1} << 20) + 5);
+    for (unsigned threads : {1u, 2u, 3u, 4u, 5u, 8u, 16u, 0u}) check_vecadd_cpu(inputs, threads);
 }
 
 GRADED_HOST_TEST(VecAddCpu, ShortInputsAreRefused, 1, "CPU: inputs shorter than c throw std::invalid_argument") {

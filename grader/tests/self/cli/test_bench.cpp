@@ -117,6 +117,21 @@ TEST(BenchResults, RepetitionsFoldIntoOneResultWithTheirSpread) {
     }
 }
 
+TEST(BenchResults, ANotANumberCounterIsSkippedNotAFailure) {
+    // What Google Benchmark wrote for a counter that was 0 in every
+    // repetition: its coefficient of variation, 0 / 0, as a bare NaN.
+    const std::string text = R"({"benchmarks": [
+      {"name": "BM_nan/n:1/manual_time", "run_name": "BM_nan/n:1/manual_time", "run_type": "iteration",
+       "real_time": 1000.0, "time_unit": "ns", "hints": 0, "GB/s": 5.0},
+      {"name": "BM_nan/n:1/manual_time_cv", "run_name": "BM_nan/n:1/manual_time", "run_type": "aggregate",
+       "real_time": 0.0, "time_unit": "ns", "hints": NaN, "GB/s": -inf}]})";
+    EXPECT_FALSE(nlohmann::json::accept(text)) << "the file is not JSON as written";
+    const auto run = parse_google_benchmark(read_google_benchmark_json(text), "baseline");
+    ASSERT_EQ(run.results.size(), 1u);
+    EXPECT_EQ(run.results[0]["name"], "BM_nan/n:1/manual_time");
+    EXPECT_DOUBLE_EQ(run.results[0]["counters"]["GB/s"].get<double>(), 5.0);
+}
+
 TEST(BenchResults, ErrorsAreReportedOncePerBenchmark) {
     nlohmann::json output = {
         {"context", {{"device", "X"}}},
