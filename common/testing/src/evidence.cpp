@@ -224,24 +224,19 @@ void record_bytes(std::string_view what, std::string_view bytes) {
     std::fflush(s.out.get());  // a crash later in the test keeps what was seen
 }
 
-std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size, bool exactly_one) {
+std::optional<std::string> recorded_value(std::string_view what, std::size_t element_size, bool exactly_one) {
     evidence_state& s = state();
-    if (s.mode == evidence_mode::record) {
-        record_bytes(what, bytes);
-        return bytes;
-    }
-    if (s.mode != evidence_mode::judge) return bytes;
-
-    // The judge: the student's value replaces the reference's, once the
-    // grader says the student's program claimed a pass. The test's own work
-    // until here ran while the student's program ran the same test.
+    if (s.mode != evidence_mode::judge) return std::nullopt;
+    // The student's value replaces the reference's, once the grader says the
+    // student's program claimed a pass. The test's own work until here ran
+    // while the student's program ran the same test.
     take_claim(s);
     if (!s.judged) {
         // Nothing to judge: the grader keeps the student's own failure. The
         // test goes on with the reference's values, and its verdict is unused.
         if (!s.skip_noted) GTEST_MESSAGE_(nothing_to_judge, ::testing::TestPartResult::kSkip);
         s.skip_noted = true;
-        return bytes;
+        return std::nullopt;
     }
     if (!s.unreadable.empty() || s.used >= s.recorded.size()) {
         if (!s.ran_out)
@@ -249,7 +244,7 @@ std::string observe_bytes(std::string_view what, std::string bytes, std::size_t 
                                                    : s.unreadable)
                           << ": " << forged;
         s.ran_out = true;
-        return bytes;
+        return std::nullopt;
     }
     record& r = s.recorded[s.used++];
     const bool size_fits = exactly_one ? r.bytes.size() == element_size : r.bytes.size() % element_size == 0;
@@ -258,9 +253,16 @@ std::string observe_bytes(std::string_view what, std::string bytes, std::size_t 
                       << r.what << "'): " << forged;
         s.ran_out = true;
         s.used = s.recorded.size();
-        return bytes;
+        return std::nullopt;
     }
     return std::move(r.bytes);
+}
+
+std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size, bool exactly_one) {
+    if (state().mode == evidence_mode::record) record_bytes(what, bytes);
+    if (state().mode != evidence_mode::judge) return bytes;
+    std::optional<std::string> recorded = recorded_value(what, element_size, exactly_one);
+    return recorded ? std::move(*recorded) : std::move(bytes);
 }
 
 }  // namespace course::testing

@@ -24,6 +24,7 @@
 // no evidence at all fails there, so every graded test must observe what it
 // checks. grader/TRUST.md has the threat model.
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -39,6 +40,11 @@ evidence_mode current_evidence_mode();
 // judge refuse a recorded value whose size no value of the type could have.
 std::string observe_bytes(std::string_view what, std::string bytes, std::size_t element_size,
                           bool exactly_one);
+
+// The judge only: the next recorded value, which must be `what` and a size a
+// value of `element_size` could have; nullopt where there is none to use (a
+// failure is reported, or the test is not judged).
+std::optional<std::string> recorded_value(std::string_view what, std::size_t element_size, bool exactly_one);
 
 // Recording only: appends `bytes` to this test's evidence without a copy
 // (a 2^24-element output is 64 MiB). Elsewhere it does nothing.
@@ -61,11 +67,18 @@ std::vector<T> observe(std::string_view what, std::vector<T> values) {
         record_bytes(what, seen);
         return values;
     }
-    const std::string bytes = observe_bytes(what, std::string(seen), sizeof(T), false);
-    values.resize(bytes.size() / sizeof(T));
-    if (!bytes.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+    // The judge: the recorded value, where there is one to use; else the
+    // test goes on with its own (a failure is already reported).
+    const std::optional<std::string> bytes = recorded_value(what, sizeof(T), false);
+    if (!bytes) return values;
+    values.resize(bytes->size() / sizeof(T));
+    if (!bytes->empty()) std::memcpy(values.data(), bytes->data(), bytes->size());
     return values;
 }
+
+// Whether this process is the judge: a value it would read back from the GPU
+// only to have observe() replace it need not be read at all.
+inline bool judging() { return current_evidence_mode() == evidence_mode::judge; }
 
 // A figure measured of the code under test (its speed, say): measured and
 // recorded in the student's program; in the judge, the recorded figure is
