@@ -62,6 +62,13 @@ for number, cell in enumerate(notebook["cells"], 1):
             done = subprocess.run(["bash", "-c", command], cwd=cwd, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True)
             print(done.stdout[-3000:])
+            # Colab's apt reaches the archive; a machine without a network
+            # (the GPU machine) cannot install setup.sh's packages: that is
+            # no verdict on the notebook, so the test skips (CTest: 77).
+            if done.returncode != 0 and "setup.sh" in command and re.search(
+                    r"Temporary failure resolving|Could not resolve|Network is unreachable", done.stdout):
+                print(f"SKIPPED: cell {number}: `{command}` could not reach the package archive (no network)")
+                sys.exit(77)
             if done.returncode not in allowed_status(command):
                 sys.exit(f"FAILED: cell {number}: `{command}` exited with {done.returncode}")
             if "grader run" in command:
