@@ -39,6 +39,10 @@ struct evidence_state {
     bool judged = true;      // the judge: this test was claimed as a pass
     bool claim_pending = false;  // the judge: the claim is yet to be read (take_claim)
     bool skip_noted = false;     // the judge: "nothing to judge" already said
+    // The judge: the student's program has claimed something other than a
+    // pass in this run. From then on the judge waits for each claim first:
+    // working ahead of a program that fails (a skeleton) is work thrown away.
+    bool a_claim_was_no_pass = false;
     bool left_to_judge = false;  // recording: the test did not decide its verdict
     // Recording: the open file of the test in progress.
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{nullptr, &std::fclose};
@@ -132,6 +136,7 @@ void take_claim(evidence_state& s) {
     s.claim_pending = false;
     const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".claim");
     s.judged = wait_for_word(claim, s.wait_ms) == "passed";
+    if (!s.judged) s.a_claim_was_no_pass = true;
     if (s.judged) s.unreadable = read_records(s.dir + "/" + evidence_file_name(s.test), s.recorded);
 }
 
@@ -153,7 +158,7 @@ bool judge_this_test(claim_wait when) {
     evidence_state& s = state();
     if (s.mode != evidence_mode::judge || s.claims_dir.empty()) return true;
     s.claim_pending = true;
-    if (when == claim_wait::at_first_result) return true;
+    if (when == claim_wait::at_first_result && !s.a_claim_was_no_pass) return true;
     take_claim(s);
     return s.judged;
 }

@@ -140,6 +140,10 @@ GRADED_HOST_TEST(Fake, Unfinished, 1, "a test of unfinished work") {
 // Its check in the student's program was tampered with (FAKE_TAMPER): the
 // program says "passed" whatever the answer. The recorded answer still tells.
 GRADED_HOST_TEST(Fake, Last, 1, "the last test") {
+    // Run after a failed test: the judge no longer works ahead.
+    judge_leaves_mark("Last");
+    if (asked("FAKE_MARKS"))
+        EXPECT_FALSE(judge_started("Last", std::chrono::milliseconds(300))) << "the judge worked ahead of a failure";
     const int got = course::testing::observe("answer", answer());
     if (!asked("FAKE_TAMPER")) EXPECT_EQ(got, 42) << "the answer is 42";
 }

@@ -190,6 +190,21 @@ TEST(Runner, TheJudgeWorksBesideCorrectnessTestsButNeverBesideSpeedTests) {
     EXPECT_TRUE(std::filesystem::exists(marks / "Speed.judge"));  // its judge did run, after
 }
 
+// Once the student's program has failed a test, the judge waits for each
+// claim before it works: ahead of a skeleton, its work would be thrown away.
+TEST(Runner, AfterAFailedClaimTheJudgeWaitsFirst) {
+    const auto marks = scratch_dir() / "judge-marks-after-failure";
+    std::filesystem::create_directories(marks);
+    setenv("FAKE_MARKS", marks.c_str(), 1);
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Fails", "FakeHost.Last"};
+    const auto tests = grader::run_graded_tests(options).tests;
+    unsetenv("FAKE_MARKS");
+    EXPECT_EQ(find(tests, "FakeHost.Fails").status, test_status::failed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed) << all_messages(find(tests, "FakeHost.Last"));
+    EXPECT_TRUE(std::filesystem::exists(marks / "Last.judge"));  // it did judge, after the claim
+}
+
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
     // Listed with points, but GoogleTest never runs a DISABLED_ test.
     const auto tests = run();

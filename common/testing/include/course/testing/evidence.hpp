@@ -128,8 +128,11 @@ void begin_test_evidence(const std::string& test_id);
 // only after the student's; `at_first_result` lets the judge run the test's
 // own work (its inputs, the reference's answer) at the same time as the
 // student's program runs the test, and waits at the first recorded result
-// it needs. A test that measures time must wait at once: two processes
-// timing at the same time both measure wrong. Anywhere else: true at once.
+// it needs (until the student's program first claims something other than
+// a pass: from then on the judge waits first, since working ahead of a
+// program that fails, a skeleton say, is work thrown away). A test that
+// measures time must wait at once: two processes timing at the same time
+// both measure wrong. Anywhere else: true at once.
 enum class claim_wait { at_once, at_first_result };
 bool judge_this_test(claim_wait when = claim_wait::at_once);
 // What the judge says of a test the student's program did not claim to pass.
