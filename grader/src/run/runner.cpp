@@ -214,11 +214,14 @@ graded_run judge_graded_tests(const run_options& given) {
                                                      course::testing::kernel_profile_suffix);
             write_word(file, profile.dump());
             profiled_judge.claim(id, said[id].status);
-            settle(*by_id[id], said[id], profiled_judge);
             if (under_ncu.ignored_events() > 0)
                 run.notes.push_back(fmt::format("the test program wrote {} event line(s) under ncu that were ignored",
                                                 under_ncu.ignored_events()));
         }
+        // The verdicts are taken at the end: the next test's process starts
+        // (ncu and the program, most of a second) while the judge is still on
+        // the last one, and its test waits for the judge all the same.
+        for (const auto& id : timed_under_ncu) settle(*by_id[id], said[id], profiled_judge);
         note_ignored_events(profiled_judge, run.notes);
     } else if (!profiled.empty() && !profiler && options.profile_kernels &&
                std::any_of(profiled.begin(), profiled.end(), [&](const std::string& id) {
