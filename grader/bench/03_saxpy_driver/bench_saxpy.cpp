@@ -263,16 +263,12 @@ BENCHMARK(BM_compile_cubin)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_cache_hit)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_load_ptx)->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_load_cubin)->Unit(benchmark::kMicrosecond)->UseRealTime();
-BENCHMARK(BM_kernel_driver)
-    ->ArgName("n")
-    ->Arg(1 << 20)->Arg(seed_n)->Arg(1 << 26)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_kernel_runtime)
-    ->ArgName("n")
-    ->Arg(1 << 20)->Arg(seed_n)->Arg(1 << 26)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+// The kernels' sizes: 2^20, the seed's and 2^26, timed with events.
+void kernel_sizes(benchmark::internal::Benchmark* b) {
+    b->ArgName("n")->Arg(1 << 20)->Arg(seed_n)->Arg(1 << 26)->UseManualTime()->Unit(benchmark::kMicrosecond);
+}
+BENCHMARK(BM_kernel_driver)->Apply(kernel_sizes);
+BENCHMARK(BM_kernel_runtime)->Apply(kernel_sizes);
 // Going further: n as in BM_kernel_driver, then packs per thread (the
 // variants to choose from).
 BENCHMARK(BM_kernel_driver_going_further)
@@ -280,11 +276,7 @@ BENCHMARK(BM_kernel_driver_going_further)
     ->ArgsProduct({{1 << 20, seed_n, 1 << 26}, {1, 2, 4}})
     ->UseManualTime()
     ->Unit(benchmark::kMicrosecond);
-BENCHMARK(BM_copy)
-    ->ArgName("n")
-    ->Arg(1 << 20)->Arg(seed_n)->Arg(1 << 26)
-    ->UseManualTime()
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_copy)->Apply(kernel_sizes);
 BENCHMARK(BM_app_driver_cached)->ArgName("n")->Arg(1 << 20)->Arg(seed_n)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_app_driver_nvrtc)->ArgName("n")->Arg(1 << 20)->Arg(seed_n)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK(BM_app_runtime)->ArgName("n")->Arg(1 << 20)->Arg(seed_n)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -198,6 +198,15 @@ __device__ __forceinline__ tile_index tile_of_block(int block, int tiles_m, int 
     return {first_row + in_group % rows_in_group, in_group / rows_in_group};
 }
 
+// Four floats from shared memory in one 16-byte read, into four registers.
+__device__ __forceinline__ void unpack4(float* to, const float* from) {
+    const float4 v = *reinterpret_cast<const float4*>(from);
+    to[0] = v.x;
+    to[1] = v.y;
+    to[2] = v.z;
+    to[3] = v.w;
+}
+
 // ---------------------------------------------------------------------------
 // The fast kernel. Preconditions (checked by the host code): M % block_m ==
 // 0, N % block_n == 0, K % block_k == 0, the rows of B and C 16-byte aligned;
@@ -297,23 +306,11 @@ __global__ void __launch_bounds__(T::threads, T::min_blocks_per_sm)
         const float* a_tile = a_tiles + stage * T::a_stage_floats;
         const float* b_tile = b_tiles + stage * T::b_stage_floats;
 #pragma unroll
-        for (int s = 0; s < T::sub_m; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(
-                &a_tile[k * T::a_pitch + first_row + s * 4 * T::lanes_m]);
-            a_frag[4 * s + 0] = v.x;
-            a_frag[4 * s + 1] = v.y;
-            a_frag[4 * s + 2] = v.z;
-            a_frag[4 * s + 3] = v.w;
-        }
+        for (int s = 0; s < T::sub_m; ++s)
+            unpack4(a_frag + 4 * s, &a_tile[k * T::a_pitch + first_row + s * 4 * T::lanes_m]);
 #pragma unroll
-        for (int s = 0; s < T::sub_n; ++s) {
-            const float4 v = *reinterpret_cast<const float4*>(
-                &b_tile[k * T::block_n + first_col + s * 4 * T::lanes_n]);
-            b_frag[4 * s + 0] = v.x;
-            b_frag[4 * s + 1] = v.y;
-            b_frag[4 * s + 2] = v.z;
-            b_frag[4 * s + 3] = v.w;
-        }
+        for (int s = 0; s < T::sub_n; ++s)
+            unpack4(b_frag + 4 * s, &b_tile[k * T::block_n + first_col + s * 4 * T::lanes_n]);
     };
 
     // The multiply-adds of one k: an outer product of the thread's values of
