@@ -44,7 +44,7 @@ std::string step_timings::format() const {
     }
     for (const auto& [who, seconds] : by_whom)
         text += fmt::format("  {:.3f} s in all for \"{}: ...\"\n", seconds, who);
-    text += "  (a judge's test waits for the same test of the student's program: the two overlap)\n";
+    text += "  (each of the judge's tests overlaps the same test of the student's program and ends after it)\n";
     return text;
 }
 
