@@ -44,7 +44,7 @@ std::string step_timings::format() const {
     }
     for (const auto& [who, seconds] : by_whom)
         text += fmt::format("  {:.3f} s in all for \"{}: ...\"\n", seconds, who);
-    text += "  (each of the judge's tests overlaps the same test of the student's program and ends after it)\n";
+    text += "  (a judge's test ends after the same test of the student's program; a correctness test's judge runs beside it)\n";
     return text;
 }
 
