@@ -82,14 +82,26 @@ int cmd_verify(const common_args& common, const verify_args& args) {
     int violations = 0;
     const course::device_properties device = course::query_device();
     std::cout << fmt::format("verifying on {} · seed {}\n", device.summary(), args.seed);
+    // Each verdict is printed as soon as it is in: a lesson takes minutes,
+    // and a run cut short keeps what it had found.
+    auto show = [&](const verdict& v) {
+        const bool ok = v.problems.empty();
+        const std::string mark = ok ? (color ? "\x1b[32m✓\x1b[0m" : "✓") : (color ? "\x1b[31m✗\x1b[0m" : "✗");
+        std::cout << fmt::format("  {} {:<28} {:>3}/{:<3} {}\n", mark, v.what, v.score, v.max,
+                                 ok ? v.outcome : fmt::format("{} problem(s)", v.problems.size()));
+        for (const auto& p : v.problems) std::cout << "      " << p << "\n";
+        for (const auto& f : v.figures) std::cout << "      " << (color ? "\x1b[2m" + f + "\x1b[0m" : f) << "\n";
+        std::cout << std::flush;
+        violations += static_cast<int>(v.problems.size());
+    };
     for (const auto* lesson : lessons) {
-        std::vector<verdict> verdicts;
+        std::cout << fmt::format("\n{} · {}\n", lesson->id, lesson->title) << std::flush;
         const auto lesson_start = std::chrono::steady_clock::now();
         double evidence_seconds = 0;
         auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
             const lesson_report r = grade_variant(m, *lesson, variant, options);
             evidence_seconds += r.evidence_seconds;
-            verdicts.push_back({label, r.score(), r.max_score(), std::move(outcome), check(r), speed_figures(r)});
+            show({label, r.score(), r.max_score(), std::move(outcome), check(r), speed_figures(r)});
         };
         judge("solution", "solution", check_full_marks, "full marks");
         judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
@@ -101,7 +113,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
                 const fs::path file = lesson->variant(variant)->source_dir / "expect.json";
                 const expectation e = parse_expectation(read_text(file));
                 if (const auto why_not = unmet_need(e, device.major, device.minor)) {
-                    verdicts.push_back({kind + " " + name, 0, 0, "passed over: " + *why_not, {}, {}});
+                    show({kind + " " + name, 0, 0, "passed over: " + *why_not, {}, {}});
                     continue;
                 }
                 judge(variant, kind + " " + name, [&](const lesson_report& r) { return check_expectation(r, e); },
@@ -119,17 +131,8 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - lesson_start).count();
         // What the explanations cost: compute-sanitizer's reruns and Nsight
         // Compute's profiles of failed tests, after every verdict was in.
-        std::cout << fmt::format("\n{} · {} · {:.0f} s, of which {:.0f} s explaining failures\n", lesson->id,
-                                 lesson->title, seconds, evidence_seconds);
-        for (const auto& v : verdicts) {
-            const bool ok = v.problems.empty();
-            const std::string mark = ok ? (color ? "\x1b[32m✓\x1b[0m" : "✓") : (color ? "\x1b[31m✗\x1b[0m" : "✗");
-            std::cout << fmt::format("  {} {:<28} {:>3}/{:<3} {}\n", mark, v.what, v.score, v.max,
-                                     ok ? v.outcome : fmt::format("{} problem(s)", v.problems.size()));
-            for (const auto& p : v.problems) std::cout << "      " << p << "\n";
-            for (const auto& f : v.figures) std::cout << "      " << (color ? "\x1b[2m" + f + "\x1b[0m" : f) << "\n";
-            violations += static_cast<int>(v.problems.size());
-        }
+        std::cout << fmt::format("{}: {:.0f} s, of which {:.0f} s explaining failures\n", lesson->id, seconds,
+                                 evidence_seconds);
     }
     std::cout << (violations ? fmt::format("\nverify: {} problem(s)\n", violations) : "\nverify: all as expected\n");
     return violations ? some_failed : all_passed;
