@@ -35,6 +35,10 @@ namespace course::testing {
 enum class evidence_mode { off, record, judge };
 evidence_mode current_evidence_mode();
 
+// Whether this process is the judge: a value it would read back from the GPU
+// only to have observe() replace it need not be read at all.
+inline bool judging() { return current_evidence_mode() == evidence_mode::judge; }
+
 // The byte-level form of observe(): returns `bytes` (off, record) or the
 // recorded bytes of the next observation (judge). `element_size` lets the
 // judge refuse a recorded value whose size no value of the type could have.
@@ -63,7 +67,7 @@ template <class T>
 std::vector<T> observe(std::string_view what, std::vector<T> values) {
     static_assert(std::is_trivially_copyable_v<T>, "observe() records vectors of plain values");
     const std::string_view seen(reinterpret_cast<const char*>(values.data()), values.size() * sizeof(T));
-    if (current_evidence_mode() != evidence_mode::judge) {
+    if (!judging()) {
         record_bytes(what, seen);
         return values;
     }
@@ -76,16 +80,12 @@ std::vector<T> observe(std::string_view what, std::vector<T> values) {
     return values;
 }
 
-// Whether this process is the judge: a value it would read back from the GPU
-// only to have observe() replace it need not be read at all.
-inline bool judging() { return current_evidence_mode() == evidence_mode::judge; }
-
 // A figure measured of the code under test (its speed, say): measured and
 // recorded in the student's program; in the judge, the recorded figure is
 // used and `measure` is not run at all (timing the reference would be wasted).
 template <class T, class Measure>
 T observe_measured(std::string_view what, Measure&& measure) {
-    if (current_evidence_mode() == evidence_mode::judge) return observe(what, T{});
+    if (judging()) return observe(what, T{});
     return observe(what, static_cast<T>(measure()));
 }
 
