@@ -8,6 +8,7 @@
 #include "course/testing/evidence.hpp"
 #include "evidence/input_map.hpp"
 #include "evidence/sanitizer.hpp"
+#include "evidence/sanitizer_rerun_plan.hpp"
 #include "system/process.hpp"
 
 namespace fs = std::filesystem;
@@ -64,7 +65,7 @@ std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests
 std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests, const sanitizer_options& options,
                                                 const fs::path& report_dir, const run_under_sanitizer_fn& run_under) {
     std::vector<std::string> notes;
-    const std::vector<std::string> ids = tests_to_sanitize(tests, options.every_test);
+    std::vector<std::string> ids = tests_to_sanitize(tests, options.every_test);
     if (ids.empty()) return notes;
     const std::optional<fs::path> sanitizer = find_compute_sanitizer();
     if (!sanitizer) {
@@ -76,34 +77,39 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
     }
     std::error_code ec;
     fs::create_directories(report_dir, ec);
+    auto test_named = [&](const std::string& id) -> graded_test& {
+        return *std::find_if(tests.begin(), tests.end(), [&](const graded_test& g) { return g.id == id; });
+    };
+    // Failures: the quickest tests first (a rerun costs about the test's own
+    // time, slowed by the tool), so that what the tools find, or fail to
+    // find, in them spares the slow ones.
+    if (!options.every_test)
+        std::stable_sort(ids.begin(), ids.end(),
+                         [&](const std::string& a, const std::string& b) { return test_named(a).ms < test_named(b).ms; });
 
     const auto give_up = clock::now() + options.budget;
-    std::vector<std::string> unchecked, clean;
+    rerun_plan plan(options.every_test);
+    std::vector<std::string> unchecked;
     int checked = 0;
+    bool tool_failed = false;
     for (const auto& id : ids) {
-        // Failures: when the tools found nothing in two failing tests, the
-        // mistake is one they cannot see (a wrong formula, a wrong index that
-        // stays in bounds), and more reruns would only cost time.
-        if (!options.every_test && clean.size() == 2) {
-            notes.push_back(fmt::format("compute-sanitizer found nothing in {} (no memory error, race, barrier or "
-                                        "uninitialised read), so the other failing tests were not rerun under it",
-                                        fmt::join(clean, " and ")));
-            break;
-        }
-        graded_test& t = *std::find_if(tests.begin(), tests.end(), [&](const graded_test& g) { return g.id == id; });
+        graded_test& t = test_named(id);
         std::optional<sanitizer_report> found;
-        bool tool_failed = false;
+        bool budget_spent = false, rerun = false;
         for (const sanitizer_tool tool : sanitizer_tools_in_order) {
+            if (!plan.runs(tool, id)) continue;
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());
             if (left < std::chrono::seconds(5)) {
-                unchecked.push_back(id);
+                budget_spent = true;
                 break;
             }
+            rerun = true;
             const fs::path report_file =
                 report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(id), to_string(tool));
             fs::remove(report_file, ec);  // a report from another run says nothing of this one
             fs::remove(input_map_file(report_dir, id), ec);
-            run_under(id, sanitizer_command(*sanitizer, tool, report_file), std::min(left, options.per_rerun_limit));
+            run_under(id, sanitizer_command(*sanitizer, tool, report_file, plan.kernels_not_checked(tool)),
+                      std::min(left, options.per_rerun_limit));
             if (!fs::exists(report_file, ec)) {
                 // It did not start (or not as far as its report): no rerun will do better.
                 notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): failures "
@@ -116,6 +122,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             name_guarded_addresses(report, input_map_file(report_dir, id));
             if (!report.findings.empty()) {
                 found = report;
+                plan.found(tool, id, report.findings.front().kernel, evidence_message(report));
                 break;
             }
             // Errors counted but none read: an error of a kind this grader does not know.
@@ -133,23 +140,27 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 tool_failed = true;
                 break;
             }
+            plan.found_nothing(tool, id);
         }
         if (tool_failed) break;
-        if (std::find(unchecked.begin(), unchecked.end(), id) == unchecked.end()) ++checked;
-        if (!found) {
-            if (std::find(unchecked.begin(), unchecked.end(), id) == unchecked.end()) clean.push_back(id);
-            continue;
-        }
-        clean.clear();  // "two in a row"
-        const std::string message = evidence_message(*found);
-        if (failed_on_its_own(t)) {
-            t.messages.insert(t.messages.begin(), message);
-        } else {
-            // A pass stays a pass (the judge decided it); the bug is still worth knowing.
-            t.messages.push_back("passed, but " + message);
-            notes.push_back(fmt::format("{} passed, but {}", id, message));
+        if (budget_spent) unchecked.push_back(id);
+        else if (rerun) ++checked;
+        if (found) {
+            const std::string message = evidence_message(*found);
+            if (failed_on_its_own(t)) {
+                t.messages.insert(t.messages.begin(), message);
+            } else {
+                // A pass stays a pass (the judge decided it); the bug is still worth knowing.
+                t.messages.push_back("passed, but " + message);
+                notes.push_back(fmt::format("{} passed, but {}", id, message));
+            }
+        } else if (const auto earlier = plan.earlier_finding(id); earlier && failed_on_its_own(t)) {
+            // Said as seen where it was seen: this test ran no such rerun.
+            t.messages.insert(t.messages.begin(), *earlier);
         }
     }
+    if (!tool_failed)
+        if (const auto spared = plan.what_was_spared(); !spared.empty()) notes.push_back(spared);
     if (!unchecked.empty())
         notes.push_back(fmt::format("compute-sanitizer did not check {} (or not with every tool): the {} s allowed for its reruns were "
                                     "spent",

@@ -213,6 +213,15 @@ TEST(SanitizerCommand, WritesItsReportToAFileAndChecksOnlyKernels) {
     EXPECT_NE(std::find(race.begin(), race.end(), "--racecheck-report"), race.end());
 }
 
+TEST(SanitizerCommand, LeavesOutKernelsByTheirNamesWithoutTemplateArguments) {
+    EXPECT_EQ(grader::kernel_filter_name("matmul_tiled_kernel<16>"), "matmul_tiled_kernel");
+    const auto args = grader::sanitizer_command("cs", sanitizer_tool::memcheck, "r.txt",
+                                                {grader::kernel_filter_name("vecadd_kernel"), "vecadd4_kernel"});
+    const std::vector<std::string> tail(args.end() - 4, args.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"--kernel-name-exclude", "kns=vecadd_kernel", "--kernel-name-exclude",
+                                              "kns=vecadd4_kernel"}));
+}
+
 // The reruns, with a stand-in for the test program: each "run" writes the
 // report the test says the tool would.
 struct fake_sanitizer : grader::testing::fake_cuda_tool {
@@ -378,23 +387,102 @@ TEST(SanitizerEvidence, WithoutTheToolTheRunSaysHowToGetIt) {
     EXPECT_EQ(tests[1].messages.size(), 1u);
 }
 
-TEST(SanitizerEvidence, AfterTwoFailuresTheToolsCannotSeeTheRestAreNotRerun) {
-    fake_sanitizer fake;
-    std::vector<grader::graded_test> tests(4);
-    for (int i = 0; i < 4; ++i) {
+std::vector<grader::graded_test> failing_tests(int count) {
+    std::vector<grader::graded_test> tests(count);
+    for (int i = 0; i < count; ++i) {
         tests[i].id = "VecAdd.Fails" + std::to_string(i);
         tests[i].status = grader::test_status::failed;
+        tests[i].messages = {"wrong"};
     }
+    return tests;
+}
+
+TEST(SanitizerEvidence, AToolThatFoundNothingInOneFailureIsNotRunOnTheRest) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(4);
     std::vector<std::string> rerun;
     const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            rerun.push_back(id + " " + arg_after(command, "--tool"));
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 racecheck",
+                                               "VecAdd.Fails0 synccheck", "VecAdd.Fails0 initcheck"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("memcheck found nothing in VecAdd.Fails0"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("so VecAdd.Fails1, VecAdd.Fails2, VecAdd.Fails3 were not rerun under every tool"),
+              std::string::npos)
+        << notes[0];
+    for (const auto& t : tests) EXPECT_EQ(t.messages, std::vector<std::string>{"wrong"}) << t.id;
+}
+
+TEST(SanitizerEvidence, TheQuickestFailuresAreRerunFirst) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(3);
+    tests[0].ms = 900;  // a large input: its reruns are the slow ones
+    tests[1].ms = 2;
+    tests[2].ms = 40;
+    std::vector<std::string> rerun;
+    grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
         [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
             if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
         });
-    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0", "VecAdd.Fails1"}));
+    EXPECT_EQ(rerun, std::vector<std::string>{"VecAdd.Fails1"});
+}
+
+// memcheck names vecadd_kernel in the first failure: the second is rerun
+// under memcheck alone with that kernel left out, the third (memcheck found
+// nothing more) not at all, and both are told where the finding was seen.
+TEST(SanitizerEvidence, AKernelAToolNamedIsNotCheckedByItAgainAndLaterFailuresAreToldWhereItWasSeen) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(3);
+    std::vector<std::string> rerun;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const auto excluded = std::find(command.begin(), command.end(), "--kernel-name-exclude");
+            rerun.push_back(id + " " + arg_after(command, "--tool") +
+                            (excluded == command.end() ? "" : " without " + *std::next(excluded)));
+            std::ofstream(arg_after(command, "--log-file"))
+                << (rerun.size() == 1 ? memcheck_out_of_bounds : "========= ERROR SUMMARY: 0 errors\n");
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck",
+                                               "VecAdd.Fails1 memcheck without kns=vecadd_kernel"}));
+    EXPECT_EQ(tests[0].messages[0].rfind("compute-sanitizer (memcheck): out-of-bounds read", 0), 0u);
+    for (int i : {1, 2}) {
+        ASSERT_EQ(tests[i].messages.size(), 2u);
+        EXPECT_EQ(tests[i].messages[0].rfind("seen in VecAdd.Fails0, which failed too (vecadd_kernel was not checked "
+                                             "again here): compute-sanitizer (memcheck): out-of-bounds read",
+                                             0),
+                  0u)
+            << tests[i].messages[0];
+        EXPECT_EQ(tests[i].messages[1], "wrong");
+    }
     ASSERT_EQ(notes.size(), 1u);
-    EXPECT_NE(notes[0].find("found nothing in VecAdd.Fails0 and VecAdd.Fails1"), std::string::npos) << notes[0];
+    EXPECT_NE(notes[0].find("memcheck named vecadd_kernel in VecAdd.Fails0; memcheck found nothing in VecAdd.Fails1"),
+              std::string::npos)
+        << notes[0];
+}
+
+// --sanitize checks every test with every tool it needs: nothing is spared.
+TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(2);
+    grader::sanitizer_options options;
+    options.every_test = true;
+    std::vector<std::string> rerun;
+    grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            EXPECT_EQ(std::find(command.begin(), command.end(), "--kernel-name-exclude"), command.end());
+            rerun.push_back(id + " " + arg_after(command, "--tool"));
+            std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails1 memcheck"}));
+    EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck)", 0), 0u);
 }
 
 }  // namespace
