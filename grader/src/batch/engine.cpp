@@ -9,6 +9,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <semaphore>
 #include <sstream>
 #include <thread>
 
@@ -114,6 +115,8 @@ struct judged_submission {
 };
 
 using explanations_waiting = explanation_queue<judged_submission>;
+// A GPU's graders that may explain at once (explanation_queue.hpp says why so few).
+using explainers = std::counting_semaphore<>;
 }  // namespace
 
 std::vector<gpu_slot> visible_gpus() {
@@ -220,7 +223,12 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         report_progress("graded " + job.work->student);
     };
 
-    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu) {
+    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu, explainers& turns) {
+        turns.acquire();  // as few at once as run well side by side
+        const struct release_turn {
+            explainers& turns;
+            ~release_turn() { turns.release(); }
+        } released{turns};
         {
             std::lock_guard lock(stats_mutex);
             report_progress("explaining " + judged.built.job->work->student + "'s failures");
@@ -239,7 +247,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later, explainers& turns) {
         while (auto item = built.take()) {
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
@@ -270,7 +278,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
                         auto overflow = later.put({std::move(*item), std::move(grading), seconds_since(t0)});
-                        if (overflow) explain_and_finish(std::move(*overflow), gpu);
+                        if (overflow) explain_and_finish(std::move(*overflow), gpu, turns);
                         continue;
                     }
                     grading.explain();  // reruns nothing; notes as grade_program gives them
@@ -287,7 +295,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         // rather than the stop waiting for minutes of sanitizer reruns.
         while (auto judged = later.take()) {
             if (!stop) {
-                explain_and_finish(std::move(*judged), gpu);
+                explain_and_finish(std::move(*judged), gpu, turns);
             } else if (!settings.keep_scratch) {
                 std::error_code ec;
                 fs::remove_all(judged->built.scratch, ec);
@@ -296,6 +304,8 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     };
 
     std::vector<gpu_gate> gates(slots);
+    std::vector<std::unique_ptr<explainers>> explaining;
+    for (std::size_t g = 0; g < slots; ++g) explaining.push_back(std::make_unique<explainers>(explainers_per_gpu));
     std::vector<std::unique_ptr<explanations_waiting>> waiting;
     for (std::size_t g = 0; g < slots; ++g)
         waiting.push_back(std::make_unique<explanations_waiting>(
@@ -307,7 +317,8 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     for (std::size_t g = 0; g < slots; ++g)
         for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
             grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]),
+                                 std::ref(*explaining[g]));
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();

@@ -81,6 +81,8 @@ struct engine_stats {
 // How many judged submissions a GPU's grader keeps waiting to be explained
 // before it explains one at once (each keeps its scratch folder until then).
 inline constexpr int explanations_waiting_per_grader = 8;
+// How many of a GPU's graders explain at once (explanation_queue.hpp).
+inline constexpr int explainers_per_gpu = 3;
 
 // Builds and grades `jobs`; calls on_result (from any thread, one call at a
 // time) as each finishes, and on_progress when something starts or ends.

@@ -10,7 +10,8 @@
 // test is left to hold up. On an H200, lesson01's class explained eight at a
 // time took 163 s summed instead of 57 s three at a time (the sanitizer's
 // reruns slow each other down), and the batch ended no sooner: so a GPU's
-// graders explain, and no one else.
+// graders explain, and no one else, and no more than three of them at once
+// (explainers_per_gpu, engine.hpp) where it has more graders.
 //
 // Those for which `goes_first` is true are taken first (those with a profile
 // to take, with the GPU alone: no profile should wait behind another

@@ -37,20 +37,37 @@ void gpu_gate::close_span(gate_span::kind_t kind) {
         }
 }
 
-void gpu_gate::enter_shared() {
+bool gpu_gate::may_share(std::chrono::steady_clock::time_point now) const {
+    if (alone_) return false;
+    if (waiting_alone_ == 0) return true;
+    // A timed run waits: behind it, unless it has waited its patience out
+    // and a sharer that was in before it is still in.
+    return now - waiting_since_ >= patience_ && !inside_.empty() && *inside_.begin() < came_after_;
+}
+
+gpu_gate::ticket gpu_gate::enter_shared() {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued);
-    changed_.wait(lock, [&] { return !alone_ && waiting_alone_ == 0; });
+    for (auto now = std::chrono::steady_clock::now(); !may_share(now); now = std::chrono::steady_clock::now()) {
+        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
+            changed_.wait_until(lock, waiting_since_ + patience_);
+        else
+            changed_.wait(lock);
+    }
     close_span(gate_span::queued);
     account();
     ++sharing_;
+    const ticket mine = next_ticket_++;
+    inside_.insert(mine);
     open_span(gate_span::shared);
+    return mine;
 }
 
-void gpu_gate::leave_shared() {
+void gpu_gate::leave_shared(ticket which) {
     std::lock_guard lock(mutex_);
     account();
     --sharing_;
+    inside_.erase(which);
     close_span(gate_span::shared);
     changed_.notify_all();
 }
@@ -58,12 +75,19 @@ void gpu_gate::leave_shared() {
 void gpu_gate::enter_alone() {
     std::unique_lock lock(mutex_);
     account();
-    ++waiting_alone_;
+    if (waiting_alone_++ == 0) {
+        waiting_since_ = std::chrono::steady_clock::now();
+        came_after_ = next_ticket_;
+    }
     open_span(gate_span::waiting_alone);
     changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
     close_span(gate_span::waiting_alone);
     account();
-    --waiting_alone_;
+    if (--waiting_alone_ > 0) {
+        // The others wait from now, behind no sharer (there is none).
+        waiting_since_ = std::chrono::steady_clock::now();
+        came_after_ = next_ticket_;
+    }
     alone_ = true;
     open_span(gate_span::alone);
 }
@@ -74,6 +98,19 @@ void gpu_gate::leave_alone() {
     alone_ = false;
     close_span(gate_span::alone);
     changed_.notify_all();
+}
+
+gpu_gate::ticket gpu_gate::alone_to_shared() {
+    std::lock_guard lock(mutex_);
+    account();
+    alone_ = false;
+    close_span(gate_span::alone);
+    ++sharing_;
+    const ticket mine = next_ticket_++;
+    inside_.insert(mine);
+    open_span(gate_span::shared);
+    changed_.notify_all();  // other sharers may join
+    return mine;
 }
 
 std::vector<gate_span> gpu_gate::spans() const {
@@ -100,28 +137,34 @@ double gpu_gate::held_up_seconds() const {
 }
 
 gpu_turn::gpu_turn(gpu_gate* gate) : gate_(gate) {
-    if (gate_) gate_->enter_shared();
+    if (gate_) ticket_ = gate_->enter_shared();
 }
 
 gpu_turn::~gpu_turn() {
     if (!gate_) return;
     if (alone_) gate_->leave_alone();
-    else gate_->leave_shared();
+    else gate_->leave_shared(ticket_);
 }
 
 void gpu_turn::let_waiting_runs_in() {
     if (!gate_ || alone_) return;
-    gate_->leave_shared();
-    gate_->enter_shared();
+    gate_->leave_shared(ticket_);
+    ticket_ = gate_->enter_shared();
 }
 
 void gpu_turn::alone() {
     if (!gate_ || alone_) return;
     // Leave first, then wait: two runs that both want to be alone must not
     // each hold a share the other waits for.
-    gate_->leave_shared();
+    gate_->leave_shared(ticket_);
     gate_->enter_alone();
     alone_ = true;
+}
+
+void gpu_turn::shared_again() {
+    if (!gate_ || !alone_) return;
+    ticket_ = gate_->alone_to_shared();
+    alone_ = false;
 }
 
 }  // namespace grader

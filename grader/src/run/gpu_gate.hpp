@@ -4,13 +4,19 @@
 // but a test that measures time must have it to itself, or one student's
 // speed would depend on another's tests. The gate is a readers-writer lock
 // that serves a waiting timed run before new sharers, so timing is never
-// starved by a stream of correctness tests. It also keeps a timeline of the
+// starved by a stream of correctness tests; but when the run has waited its
+// patience out and a sharer that was in before it still holds the GPU (a
+// hang running to its time limit, a long sanitizer rerun), new sharers may
+// go in beside that one: the timed run could not start before it leaves
+// anyway, and once it has, new sharers wait again. It also keeps a timeline of the
 // GPU's time: held alone (the part of a batch no parallelism can shorten),
 // shared, and how long timed runs waited for sharers to leave; and who held
 // it when (the batch's timeline).
 #include <chrono>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <vector>
 
@@ -26,10 +32,19 @@ const char* to_string(gate_span::kind_t kind);
 
 class gpu_gate {
 public:
-    void enter_shared();
-    void leave_shared();
+    using ticket = std::uint64_t;  // a sharer's place in the order of arrival
+
+    explicit gpu_gate(std::chrono::milliseconds patience = default_patience) : patience_(patience) {}
+    // Longer than one run's correctness tests usually hold the GPU.
+    static constexpr std::chrono::milliseconds default_patience{5000};
+
+    ticket enter_shared();
+    void leave_shared(ticket which);
     void enter_alone();
     void leave_alone();
+    // From alone to sharing at once, with no other run in between: the
+    // judge's check of a timed test may still be using the GPU.
+    ticket alone_to_shared();
 
     // Seconds, over every run so far, that the GPU was...
     double alone_seconds() const;    // held alone
@@ -41,6 +56,8 @@ public:
 
 private:
     void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
+    // Whether a new sharer may go in now (mutex held).
+    bool may_share(std::chrono::steady_clock::time_point now) const;
     void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
     void close_span(gate_span::kind_t kind);  // this thread's open one of this kind (mutex held)
 
@@ -49,15 +66,23 @@ private:
     int sharing_ = 0;         // runs inside, sharing
     int waiting_alone_ = 0;   // runs waiting to be alone: new sharers wait behind them
     bool alone_ = false;
+    std::chrono::milliseconds patience_;
+    std::set<ticket> inside_;  // the sharers' tickets
+    ticket next_ticket_ = 0;
+    // Since when the timed runs have waited, and the first ticket of a sharer
+    // that came after they began to.
+    std::chrono::steady_clock::time_point waiting_since_;
+    ticket came_after_ = 0;
     // Kept up to date by account(), also when only read.
     mutable std::chrono::steady_clock::time_point last_change_ = std::chrono::steady_clock::now();
     mutable std::chrono::duration<double> alone_total_{0}, shared_total_{0}, held_up_total_{0};
     std::vector<gate_span> spans_;
 };
 
-// A graded run's place at the gate: shared from construction, alone from the
-// first alone() to the end (a run's timed tests come after its correctness
-// tests), and out on destruction. Without a gate it does nothing.
+// A graded run's place at the gate: shared from construction, alone from
+// alone() to shared_again() (one timed test: not the start-up of the process
+// that runs it, nor the judge's check after it), and out on destruction.
+// Without a gate it does nothing.
 class gpu_turn {
 public:
     explicit gpu_turn(gpu_gate* gate);
@@ -65,7 +90,8 @@ public:
     gpu_turn(const gpu_turn&) = delete;
     gpu_turn& operator=(const gpu_turn&) = delete;
 
-    void alone();  // once: later calls do nothing
+    void alone();         // while alone, later calls do nothing
+    void shared_again();  // back to sharing, where alone; otherwise nothing
     // While shared: step out and back in, so that a run waiting to be alone
     // goes first (the gate serves it before new sharers). Called between
     // long stretches of shared work (the sanitizer's reruns), so that one
@@ -74,6 +100,7 @@ public:
 
 private:
     gpu_gate* gate_;
+    gpu_gate::ticket ticket_ = 0;
     bool alone_ = false;
 };
 

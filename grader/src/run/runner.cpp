@@ -95,7 +95,7 @@ graded_run judge_graded_tests(const run_options& given) {
         const step_timings::measure timed(options.timings, "listing the graded tests (the judge's program)");
         return list_graded_tests(options.judge_program, options.log_dir);
     }();
-    // Shared now; alone once a timed test is about to start.
+    // Shared now; alone while each timed test runs.
     gpu_turn turn(options.gate);
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
@@ -172,6 +172,7 @@ graded_run judge_graded_tests(const run_options& given) {
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
+            if (alone.count(id)) turn.shared_again();  // its time is taken; the judge's check shares the GPU
             said[id] = result;
             judge.claim(id, result.status);
             if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
@@ -199,6 +200,7 @@ graded_run judge_graded_tests(const run_options& given) {
             under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
             under_ncu.on_start(gpu_alone(profiled_judge));
             const auto results = under_ncu.run({id});
+            turn.shared_again();  // ncu has measured; the next process starts up beside other runs
             said[id] = results.at(id);
             // The process has ended: ncu's report is complete.
             const json profile = profile_for_judge(*profiler, csv);

@@ -22,8 +22,8 @@ using namespace std::chrono_literals;
 
 TEST(GpuGate, SharersShareAndAloneWaitsForThemAll) {
     gpu_gate gate;
-    gate.enter_shared();
-    gate.enter_shared();  // a second sharer does not wait
+    const auto first = gate.enter_shared();
+    const auto second = gate.enter_shared();  // a second sharer does not wait
     std::atomic<bool> alone{false};
     std::thread timed([&] {
         gate.enter_alone();
@@ -32,17 +32,17 @@ TEST(GpuGate, SharersShareAndAloneWaitsForThemAll) {
     });
     std::this_thread::sleep_for(50ms);
     EXPECT_FALSE(alone) << "a timed run started while two runs shared the GPU";
-    gate.leave_shared();
+    gate.leave_shared(first);
     std::this_thread::sleep_for(50ms);
     EXPECT_FALSE(alone) << "a timed run started while one run still shared the GPU";
-    gate.leave_shared();
+    gate.leave_shared(second);
     timed.join();
     EXPECT_TRUE(alone);
 }
 
 TEST(GpuGate, AWaitingTimedRunGoesBeforeNewSharers) {
     gpu_gate gate;
-    gate.enter_shared();
+    const auto first = gate.enter_shared();
     std::atomic<int> order{0};
     int timed_at = 0, sharer_at = 0;
     std::thread timed([&] {
@@ -53,12 +53,12 @@ TEST(GpuGate, AWaitingTimedRunGoesBeforeNewSharers) {
     });
     std::this_thread::sleep_for(50ms);  // the timed run is waiting now
     std::thread sharer([&] {
-        gate.enter_shared();
+        const auto mine = gate.enter_shared();
         sharer_at = ++order;
-        gate.leave_shared();
+        gate.leave_shared(mine);
     });
     std::this_thread::sleep_for(50ms);
-    gate.leave_shared();
+    gate.leave_shared(first);
     timed.join();
     sharer.join();
     EXPECT_EQ(timed_at, 1) << "a stream of correctness tests must not starve timing";
@@ -82,6 +82,70 @@ TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
     timed.join();
     gpu_turn alone(nullptr);
     alone.let_waiting_runs_in();  // no gate: nothing to do
+}
+
+// A hang holds its share of the GPU up to its time limit, and a timed run
+// waits for it: once the timed run has waited its patience out, new sharers
+// go in beside the hang; once the hang has left, they wait again.
+TEST(GpuGate, BehindALongSharerNewSharersGoInOnceATimedRunHasWaitedItsPatienceOut) {
+    gpu_gate gate(100ms);
+    const auto hang = gate.enter_shared();
+    std::atomic<bool> timed_in{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        timed_in = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(30ms);  // the timed run is waiting
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto beside = gate.enter_shared();
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    EXPECT_GE(waited, 50ms) << "a new sharer went in before the timed run had waited its patience out";
+    EXPECT_LT(waited, 2s);
+    gate.leave_shared(hang);
+    std::atomic<bool> late_in{false};
+    std::thread late([&] {
+        const auto mine = gate.enter_shared();
+        late_in = true;
+        EXPECT_TRUE(timed_in) << "once the long sharer had left, a new sharer went before the timed run";
+        gate.leave_shared(mine);
+    });
+    std::this_thread::sleep_for(250ms);  // past the patience: it waits all the same
+    EXPECT_FALSE(late_in);
+    EXPECT_FALSE(timed_in) << "the timed run went in beside a sharer";
+    gate.leave_shared(beside);
+    timed.join();
+    late.join();
+    EXPECT_TRUE(late_in);
+}
+
+// A run holds the GPU alone only while a timed test runs: then it shares it
+// at once (its judge may still be checking), and others may join.
+TEST(GpuGate, ARunIsAloneOnlyWhileItsTimedTestRuns) {
+    gpu_gate gate;
+    auto run = std::make_unique<gpu_turn>(&gate);
+    run->alone();
+    std::atomic<bool> other_in{false};
+    std::thread other([&] {
+        gpu_turn turn(&gate);
+        other_in = true;
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(other_in) << "a sharer went in during a timed test";
+    run->shared_again();
+    other.join();
+    EXPECT_TRUE(other_in);
+    std::atomic<bool> timed_in{false};
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();
+        timed_in = true;
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(timed_in) << "another run's timed test started while this run still shared the GPU";
+    run.reset();
+    timed.join();
+    EXPECT_TRUE(timed_in);
 }
 
 // Items are numbers; the even ones have a profile to take (they go first).
