@@ -28,7 +28,7 @@ std::optional<fs::path> find_compute_sanitizer() {
 }
 
 std::vector<std::string> sanitizer_command(const fs::path& compute_sanitizer, sanitizer_tool tool,
-                                           const fs::path& report_file, const std::vector<std::string>& not_checked) {
+                                           const fs::path& report_file) {
     std::vector<std::string> args{
         compute_sanitizer.string(), "--tool", to_string(tool),
         // The report goes to a file of its own, not into the test's output.
@@ -45,12 +45,8 @@ std::vector<std::string> sanitizer_command(const fs::path& compute_sanitizer, sa
         // summary names only the two lines of code.
         args.insert(args.end(), {"--racecheck-report", "hazard"});
     }
-    // kns: "kernel name substring", looked for in the mangled name.
-    for (const auto& kernel : not_checked) args.insert(args.end(), {"--kernel-name-exclude", "kns=" + kernel});
     return args;
 }
-
-std::string kernel_filter_name(const std::string& kernel) { return kernel.substr(0, kernel.find('<')); }
 
 namespace {
 

@@ -29,17 +29,9 @@ inline constexpr sanitizer_tool sanitizer_tools_in_order[] = {
 std::optional<std::filesystem::path> find_compute_sanitizer();
 
 // The arguments that put a program under `tool`, which writes its report to
-// `report_file`, checking every kernel but those whose names contain one of
-// `not_checked` (compute-sanitizer's kernel filter). The program's own
-// arguments follow them.
+// `report_file`. The program's own arguments follow them.
 std::vector<std::string> sanitizer_command(const std::filesystem::path& compute_sanitizer, sanitizer_tool tool,
-                                           const std::filesystem::path& report_file,
-                                           const std::vector<std::string>& not_checked = {});
-
-// What a kernel filter matches a finding's kernel by: its name without
-// template arguments ("matmul_kernel<16>" -> "matmul_kernel"), which the
-// tool finds in the kernel's mangled name.
-std::string kernel_filter_name(const std::string& kernel);
+                                           const std::filesystem::path& report_file);
 
 // What compute-sanitizer exits with when it found an error (--error-exitcode):
 // a test program never ends so on its own (it ends with 0 or 1).

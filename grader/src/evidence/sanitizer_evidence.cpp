@@ -108,7 +108,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(id), to_string(tool));
             fs::remove(report_file, ec);  // a report from another run says nothing of this one
             fs::remove(input_map_file(report_dir, id), ec);
-            run_under(id, sanitizer_command(*sanitizer, tool, report_file, plan.kernels_not_checked(tool)),
+            run_under(id, sanitizer_command(*sanitizer, tool, report_file),
                       std::min(left, options.per_rerun_limit));
             if (!fs::exists(report_file, ec)) {
                 // It did not start (or not as far as its report): no rerun will do better.
@@ -122,7 +122,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             name_guarded_addresses(report, input_map_file(report_dir, id));
             if (!report.findings.empty()) {
                 found = report;
-                plan.found(tool, id, report.findings.front().kernel, evidence_message(report));
+                plan.found(tool, id, evidence_message(report));
                 break;
             }
             // Errors counted but none read: an error of a kind this grader does not know.

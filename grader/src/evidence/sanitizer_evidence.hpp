@@ -12,9 +12,10 @@
 // until one has an answer: a test whose kernel has no shared memory pays one
 // quick racecheck run, and only when memcheck had nothing to say.
 //
-// Which failing tests: the quickest first, and a tool's answer in one stands
-// for the later ones (sanitizer_rerun_plan.hpp): a tool that found nothing
-// once is not run again, and a kernel a tool named is not checked by it again.
+// Which failing tests: the quickest first, and the tools' answers in some
+// stand for the rest (sanitizer_rerun_plan.hpp): a tool that found nothing
+// in two is not run again, and once a tool has found an error the other
+// failing tests of the same suite are not rerun.
 //
 // A finding never changes a verdict (the judge decides those, from the
 // evidence file): it comes from the student's program, run with the student's

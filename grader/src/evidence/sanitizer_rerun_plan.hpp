@@ -1,21 +1,19 @@
 #pragma once
 // Which compute-sanitizer reruns a run's failures get (sanitizer_evidence):
 // each rerun is a whole test slowed 10 to 100 times, and most failing tests
-// of one submission fail for one reason, so a tool's answer in one test
-// stands for the later ones:
-//   - a tool that found nothing in one failing test is not run on the rest
-//     (the mistake is one it cannot see: a wrong formula, an index that stays
-//     in bounds);
-//   - a kernel a tool has named is left out of that tool's later reruns
-//     (compute-sanitizer's kernel filter), which still check every other
-//     kernel;
-//   - once any tool has found something, the tools that found nothing yet
-//     are not tried on later tests: what was found is the first thing to fix.
-// A later test that is not rerun, or is rerun without the named kernel, is
-// told where the finding was seen. With --sanitize (every test, passing ones
-// too) nothing is spared: every test gets every tool it needs.
+// of one submission fail for one reason, so the tools' answers in some
+// tests stand for the rest:
+//   - a tool that found nothing in two failing tests is not run on the rest:
+//     the mistake is one it cannot see (a wrong formula, an index that stays
+//     in bounds). Two, not one: memcheck sees only accesses outside every
+//     allocation, so a test whose stray read lands in its array's own
+//     slack looks clean, and the next one may not;
+//   - once a tool has found something in a test, the later failing tests
+//     of the same suite (VecAdd.*: the tests of one function, so of its
+//     kernels) are not rerun, and are told where it was seen; the tests of
+//     other suites still are.
+// With --sanitize (every test, passing ones too) nothing is spared.
 #include <optional>
-#include <set>
 #include <string>
 #include <vector>
 
@@ -29,33 +27,30 @@ public:
 
     // Whether `test` is rerun under `tool` (asked in the tools' order).
     bool runs(sanitizer_tool tool, const std::string& test);
-    // The kernels `tool` no longer checks (compute-sanitizer's filter names).
-    std::vector<std::string> kernels_not_checked(sanitizer_tool tool) const;
 
-    void found(sanitizer_tool tool, const std::string& test, const std::string& kernel, const std::string& message);
+    void found(sanitizer_tool tool, const std::string& test, const std::string& message);
     void found_nothing(sanitizer_tool tool, const std::string& test);
 
-    // For a failing test with no finding of its own: the run's first finding
-    // and where it was seen, if it was seen in another test.
+    // For a failing test with no finding of its own: the first finding in
+    // another test of its suite, and where it was seen.
     std::optional<std::string> earlier_finding(const std::string& test) const;
     // The note saying which reruns were spared and why; empty if none was.
     std::string what_was_spared() const;
 
+    // A tool is not run again once it has found nothing in this many tests.
+    static constexpr int clean_tests_per_tool = 2;
+
 private:
-    struct finding {
-        sanitizer_tool tool;
-        std::string test, kernel, message;
-    };
-    struct nothing_found {
+    struct outcome {
         sanitizer_tool tool;
         std::string test;
+        std::string message;  // empty: found nothing
     };
-    const finding* finding_of(sanitizer_tool tool) const;
-    const nothing_found* nothing_found_by(sanitizer_tool tool) const;
+    const outcome* finding_in_suite_of(const std::string& test) const;
+    int clean_runs(sanitizer_tool tool) const;
 
     bool every_test_;
-    std::vector<finding> findings_;
-    std::vector<nothing_found> clean_;
+    std::vector<outcome> outcomes_;
     std::vector<std::string> spared_;  // tests a tool was not run on, in order
 };
 
