@@ -9,7 +9,6 @@
 #include <deque>
 #include <memory>
 #include <mutex>
-#include <semaphore>
 #include <sstream>
 #include <thread>
 
@@ -115,8 +114,6 @@ struct judged_submission {
 };
 
 using explanations_waiting = explanation_queue<judged_submission>;
-// A GPU's graders that may explain at once (explanation_queue.hpp says why so few).
-using explainers = std::counting_semaphore<>;
 }  // namespace
 
 std::vector<gpu_slot> visible_gpus() {
@@ -223,12 +220,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         report_progress("graded " + job.work->student);
     };
 
-    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu, explainers& turns) {
-        turns.acquire();  // as few at once as run well side by side
-        const struct release_turn {
-            explainers& turns;
-            ~release_turn() { turns.release(); }
-        } released{turns};
+    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu) {
         {
             std::lock_guard lock(stats_mutex);
             report_progress("explaining " + judged.built.job->work->student + "'s failures");
@@ -247,7 +239,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later, explainers& turns) {
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
         while (auto item = built.take()) {
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
@@ -277,8 +269,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     grading.judge();
                     timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
-                        auto overflow = later.put({std::move(*item), std::move(grading), seconds_since(t0)});
-                        if (overflow) explain_and_finish(std::move(*overflow), gpu, turns);
+                        later.put({std::move(*item), std::move(grading), seconds_since(t0)});
                         continue;
                     }
                     grading.explain();  // reruns nothing; notes as grade_program gives them
@@ -289,13 +280,15 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             }
             finish(*item, std::move(result), gpu, seconds_since(t0), 0);
         }
-        // Nothing left to grade: explain what waits, side by side with this
-        // GPU's other graders, with no timed test left to hold up. Once
-        // stopped (Ctrl-C), what waits is not stored: a rerun grades it again
-        // rather than the stop waiting for minutes of sanitizer reruns.
+    };
+
+    // Explains what this GPU's graders judged, as it comes. Once stopped
+    // (Ctrl-C), what waits is not stored: a rerun grades it again rather than
+    // the stop waiting for minutes of sanitizer reruns.
+    auto explainer_on = [&](const gpu_slot* gpu, explanations_waiting& later) {
         while (auto judged = later.take()) {
             if (!stop) {
-                explain_and_finish(std::move(*judged), gpu, turns);
+                explain_and_finish(std::move(*judged), gpu);
             } else if (!settings.keep_scratch) {
                 std::error_code ec;
                 fs::remove_all(judged->built.scratch, ec);
@@ -304,8 +297,6 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     };
 
     std::vector<gpu_gate> gates(slots);
-    std::vector<std::unique_ptr<explainers>> explaining;
-    for (std::size_t g = 0; g < slots; ++g) explaining.push_back(std::make_unique<explainers>(explainers_per_gpu));
     std::vector<std::unique_ptr<explanations_waiting>> waiting;
     for (std::size_t g = 0; g < slots; ++g)
         waiting.push_back(std::make_unique<explanations_waiting>(
@@ -317,11 +308,17 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     for (std::size_t g = 0; g < slots; ++g)
         for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
             grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]),
-                                 std::ref(*explaining[g]));
+                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+    std::vector<std::thread> explaining;
+    for (std::size_t g = 0; g < slots; ++g)
+        for (int k = 0; k < explainers_per_gpu; ++k)
+            explaining.emplace_back(explainer_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
+                                    std::ref(*waiting[g]));
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();
+    for (auto& queue : waiting) queue->close();
+    for (auto& t : explaining) t.join();
     if (!storing_failed.empty())
         throw user_error(usage_error, "the batch stopped: a result could not be stored (" + storing_failed +
                                           "); what was stored is kept, and a rerun resumes");

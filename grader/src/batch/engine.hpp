@@ -10,8 +10,8 @@
 //     test has its GPU alone (gpu_gate.hpp), so a score never depends on what
 //     else the batch was doing.
 // A submission's failures are explained (compute-sanitizer, Nsight Compute)
-// once nothing is left to grade on its GPU, so that no timed test waits for
-// them (or sooner, when many wait; explanation_queue.hpp). Each finished
+// by its GPU's explainers, a few threads beside the graders that share the
+// GPU between timed tests (explanation_queue.hpp). Each finished
 // submission is handed to `on_result` at once (the caller stores it), so
 // stopping (Ctrl-C) loses only what was in flight, and what was waiting to be
 // explained: a rerun grades those again.
@@ -78,10 +78,10 @@ struct engine_stats {
     std::vector<submission_timeline> timeline;  // who did what when
 };
 
-// How many judged submissions a GPU's grader keeps waiting to be explained
-// before it explains one at once (each keeps its scratch folder until then).
+// How many judged submissions per grader may wait to be explained before
+// the graders wait too (each keeps its scratch folder until explained).
 inline constexpr int explanations_waiting_per_grader = 8;
-// How many of a GPU's graders explain at once (explanation_queue.hpp).
+// How many of a GPU's submissions are explained at once (explanation_queue.hpp).
 inline constexpr int explainers_per_gpu = 3;
 
 // Builds and grades `jobs`; calls on_result (from any thread, one call at a

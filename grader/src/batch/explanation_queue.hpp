@@ -2,21 +2,23 @@
 // One GPU's judged submissions waiting to have their failures explained
 // (compute-sanitizer's reruns, Nsight Compute's profiles), in `grader batch`.
 //
-// Explaining times nothing but uses the GPU, so while it runs another
-// submission's timed tests wait (a racecheck rerun can take half a minute).
-// So a GPU's graders explain once they have nothing left to grade, or sooner
-// when too many wait (each keeps its scratch folder on disk until then).
-// More explainers than graders were tried at the batch's end, when no timed
-// test is left to hold up. On an H200, lesson01's class explained eight at a
+// A GPU's explainers take them as they come, beside its graders: most of a
+// rerun's time is the tool's own work on the CPU, and the GPU sits idle
+// between timed tests. Each rerun shares the GPU (gpu_gate.hpp), and a run
+// steps out between reruns so that a waiting timed test goes first. On an
+// H200, explaining only once nothing was left to grade ended lesson07's
+// class of 20 some 50 s after its last verdict.
+//
+// Few explain at once: on an H200, lesson01's class explained eight at a
 // time took 163 s summed instead of 57 s three at a time (the sanitizer's
-// reruns slow each other down), and the batch ended no sooner: so a GPU's
-// graders explain, and no one else, and no more than three of them at once
-// (explainers_per_gpu, engine.hpp) where it has more graders.
+// reruns slow each other down), and the batch ended no sooner.
 //
 // Those for which `goes_first` is true are taken first (those with a profile
 // to take, with the GPU alone: no profile should wait behind another
-// submission's long sanitizer reruns).
+// submission's long sanitizer reruns). put() waits while `capacity` wait
+// (each keeps its scratch folder on disk until it is explained).
 #include <algorithm>
+#include <condition_variable>
 #include <cstddef>
 #include <deque>
 #include <functional>
@@ -32,36 +34,41 @@ public:
     explanation_queue(std::size_t capacity, std::function<bool(const Item&)> goes_first)
         : capacity_(capacity), goes_first_(std::move(goes_first)) {}
 
-    // Adds one; gives back the oldest when too many wait (its grader explains it now).
-    std::optional<Item> put(Item item) {
-        std::lock_guard lock(mutex_);
+    // Adds one, once fewer than `capacity` wait.
+    void put(Item item) {
+        std::unique_lock lock(mutex_);
+        room_.wait(lock, [&] { return queue_.size() < capacity_; });
         queue_.push_back(std::move(item));
-        if (queue_.size() <= capacity_) return std::nullopt;
-        return take_locked(queue_.begin());
+        ready_.notify_one();
     }
 
-    // The next to explain, at once; nullopt when none waits.
+    // The next to explain, once there is one; nullopt once closed and empty.
     std::optional<Item> take() {
-        std::lock_guard lock(mutex_);
-        return take_next_locked();
-    }
-
-private:
-    std::optional<Item> take_next_locked() {
+        std::unique_lock lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
         if (queue_.empty()) return std::nullopt;
         const auto first = std::find_if(queue_.begin(), queue_.end(), goes_first_);
-        return take_locked(first != queue_.end() ? first : queue_.begin());
-    }
-    Item take_locked(typename std::deque<Item>::iterator which) {
+        const auto which = first != queue_.end() ? first : queue_.begin();
         Item taken = std::move(*which);
         queue_.erase(which);
+        room_.notify_one();
         return taken;
     }
 
+    // No more will come (the graders are done).
+    void close() {
+        std::lock_guard lock(mutex_);
+        closed_ = true;
+        ready_.notify_all();
+    }
+
+private:
     std::size_t capacity_;
     std::function<bool(const Item&)> goes_first_;
     std::mutex mutex_;
+    std::condition_variable ready_, room_;
     std::deque<Item> queue_;
+    bool closed_ = false;
 };
 
 }  // namespace grader
