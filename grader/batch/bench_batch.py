@@ -162,7 +162,11 @@ def main():
                     shutil.copy(saved / f.name, f) if (saved / f.name).exists() else f.unlink()
         finally:
             shutil.rmtree(exercise)
-            shutil.copytree(saved, exercise)
+            # Copied with a new mtime, so that the build below sees the
+            # skeleton come back (copy2 would keep the old one, older than
+            # the last student's objects, and the skeleton's targets would
+            # stay that student's code).
+            shutil.copytree(saved, exercise, copy_function=shutil.copy)
             run(["cmake", "--build", str(args.build_dir), "--target", tests_target])
         loop_s = time.monotonic() - t0
         result["loop"] = {"wall_s": loop_s, "build_s": loop_build, "grade_s": loop_grade}
