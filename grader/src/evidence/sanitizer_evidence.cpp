@@ -108,8 +108,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(id), to_string(tool));
             fs::remove(report_file, ec);  // a report from another run says nothing of this one
             fs::remove(input_map_file(report_dir, id), ec);
-            run_under(id, sanitizer_command(*sanitizer, tool, report_file),
-                      std::min(left, options.per_rerun_limit));
+            run_under(id, sanitizer_command(*sanitizer, tool, report_file), std::min(left, options.per_rerun_limit));
             if (!fs::exists(report_file, ec)) {
                 // It did not start (or not as far as its report): no rerun will do better.
                 notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): failures "

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <utility>
 
 namespace grader {
 
@@ -48,18 +49,28 @@ std::string rerun_plan::what_was_spared() const {
     std::vector<std::string> what;
     for (const auto& o : outcomes_)
         if (!o.message.empty()) what.push_back(fmt::format("{} found an error in {}", to_string(o.tool), o.test));
+    // Tools that found nothing in the same tests are said together:
+    // "memcheck, racecheck, synccheck and initcheck found nothing in A and B".
+    std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> clean;  // tests, tools
     for (const sanitizer_tool tool : sanitizer_tools_in_order) {
-        std::vector<std::string> clean;
+        std::vector<std::string> tests;
         for (const auto& o : outcomes_)
-            if (o.tool == tool && o.message.empty()) clean.push_back(o.test);
-        if (static_cast<int>(clean.size()) >= clean_tests_per_tool)
-            what.push_back(fmt::format("{} found nothing in {}", to_string(tool), fmt::join(clean, " and ")));
+            if (o.tool == tool && o.message.empty()) tests.push_back(o.test);
+        if (static_cast<int>(tests.size()) < clean_tests_per_tool) continue;
+        const auto same = std::find_if(clean.begin(), clean.end(), [&](const auto& c) { return c.first == tests; });
+        if (same != clean.end()) same->second.push_back(to_string(tool));
+        else clean.push_back({tests, {to_string(tool)}});
     }
-    return fmt::format(
-        "compute-sanitizer: {}; so {} {} not rerun under every tool (a tool that found nothing in two failing tests "
-        "is not run again, and once a tool has found an error the other failing tests of the same suite are not "
-        "rerun: most failures of one submission have one cause)",
-        fmt::join(what, "; "), fmt::join(spared_, ", "), spared_.size() == 1 ? "was" : "were");
+    auto and_list = [](const std::vector<std::string>& items) {
+        if (items.size() < 2) return fmt::format("{}", fmt::join(items, ""));
+        return fmt::format("{} and {}", fmt::join(items.begin(), items.end() - 1, ", "), items.back());
+    };
+    for (const auto& [tests, tools] : clean)
+        what.push_back(fmt::format("{} found nothing in {}", and_list(tools), and_list(tests)));
+    return fmt::format("compute-sanitizer: {}; so {} {} not rerun under every tool (a tool that finds nothing in two "
+                       "failing tests is not run again, and once one finds an error the rest of that suite is not "
+                       "rerun: most failures of one submission have one cause)",
+                       fmt::join(what, "; "), and_list(spared_), spared_.size() == 1 ? "was" : "were");
 }
 
 }  // namespace grader
