@@ -19,14 +19,17 @@ const rerun_plan::outcome* rerun_plan::finding_in_suite_of(const std::string& te
     return it == outcomes_.end() ? nullptr : &*it;
 }
 
-int rerun_plan::clean_runs(sanitizer_tool tool) const {
-    return static_cast<int>(std::count_if(outcomes_.begin(), outcomes_.end(),
-                                          [&](const outcome& o) { return o.tool == tool && o.message.empty(); }));
+std::vector<std::string> rerun_plan::clean_tests(sanitizer_tool tool) const {
+    std::vector<std::string> tests;
+    for (const auto& o : outcomes_)
+        if (o.tool == tool && o.message.empty()) tests.push_back(o.test);
+    return tests;
 }
 
 bool rerun_plan::runs(sanitizer_tool tool, const std::string& test) {
     if (every_test_) return true;
-    const bool spared = clean_runs(tool) >= clean_tests_per_tool || finding_in_suite_of(test);
+    const bool spared =
+        static_cast<int>(clean_tests(tool).size()) >= clean_tests_per_tool || finding_in_suite_of(test);
     if (spared && std::find(spared_.begin(), spared_.end(), test) == spared_.end()) spared_.push_back(test);
     return !spared;
 }
@@ -53,9 +56,7 @@ std::string rerun_plan::what_was_spared() const {
     // "memcheck, racecheck, synccheck and initcheck found nothing in A and B".
     std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> clean;  // tests, tools
     for (const sanitizer_tool tool : sanitizer_tools_in_order) {
-        std::vector<std::string> tests;
-        for (const auto& o : outcomes_)
-            if (o.tool == tool && o.message.empty()) tests.push_back(o.test);
+        const std::vector<std::string> tests = clean_tests(tool);
         if (static_cast<int>(tests.size()) < clean_tests_per_tool) continue;
         const auto same = std::find_if(clean.begin(), clean.end(), [&](const auto& c) { return c.first == tests; });
         if (same != clean.end()) same->second.push_back(to_string(tool));

@@ -47,7 +47,7 @@ private:
         std::string message;  // empty: found nothing
     };
     const outcome* finding_in_suite_of(const std::string& test) const;
-    int clean_runs(sanitizer_tool tool) const;
+    std::vector<std::string> clean_tests(sanitizer_tool tool) const;  // where it found nothing, in order
 
     bool every_test_;
     std::vector<outcome> outcomes_;

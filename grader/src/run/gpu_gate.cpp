@@ -7,7 +7,7 @@ void gpu_gate::account() const {
     const auto spent = now - last_change_;
     last_change_ = now;
     if (alone_) alone_total_ += spent;
-    else if (sharing_ > 0) {
+    else if (!inside_.empty()) {
         shared_total_ += spent;
         if (waiting_alone_ > 0) held_up_total_ += spent;
     }
@@ -56,17 +56,24 @@ gpu_gate::ticket gpu_gate::enter_shared() {
     }
     close_span(gate_span::queued);
     account();
-    ++sharing_;
+    return admit_sharer();
+}
+
+gpu_gate::ticket gpu_gate::admit_sharer() {
     const ticket mine = next_ticket_++;
     inside_.insert(mine);
     open_span(gate_span::shared);
     return mine;
 }
 
+void gpu_gate::timed_runs_wait_from_now() {
+    waiting_since_ = std::chrono::steady_clock::now();
+    came_after_ = next_ticket_;
+}
+
 void gpu_gate::leave_shared(ticket which) {
     std::lock_guard lock(mutex_);
     account();
-    --sharing_;
     inside_.erase(which);
     close_span(gate_span::shared);
     changed_.notify_all();
@@ -75,19 +82,12 @@ void gpu_gate::leave_shared(ticket which) {
 void gpu_gate::enter_alone() {
     std::unique_lock lock(mutex_);
     account();
-    if (waiting_alone_++ == 0) {
-        waiting_since_ = std::chrono::steady_clock::now();
-        came_after_ = next_ticket_;
-    }
+    if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone);
-    changed_.wait(lock, [&] { return !alone_ && sharing_ == 0; });
+    changed_.wait(lock, [&] { return !alone_ && inside_.empty(); });
     close_span(gate_span::waiting_alone);
     account();
-    if (--waiting_alone_ > 0) {
-        // The others wait from now, behind no sharer (there is none).
-        waiting_since_ = std::chrono::steady_clock::now();
-        came_after_ = next_ticket_;
-    }
+    if (--waiting_alone_ > 0) timed_runs_wait_from_now();  // the others, behind no sharer (there is none)
     alone_ = true;
     open_span(gate_span::alone);
 }
@@ -105,10 +105,7 @@ gpu_gate::ticket gpu_gate::alone_to_shared() {
     account();
     alone_ = false;
     close_span(gate_span::alone);
-    ++sharing_;
-    const ticket mine = next_ticket_++;
-    inside_.insert(mine);
-    open_span(gate_span::shared);
+    const ticket mine = admit_sharer();
     changed_.notify_all();  // other sharers may join
     return mine;
 }

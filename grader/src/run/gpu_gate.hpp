@@ -58,16 +58,17 @@ private:
     void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
     // Whether a new sharer may go in now (mutex held).
     bool may_share(std::chrono::steady_clock::time_point now) const;
+    ticket admit_sharer();         // one more inside, sharing (mutex held)
+    void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
     void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
     void close_span(gate_span::kind_t kind);  // this thread's open one of this kind (mutex held)
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;
-    int sharing_ = 0;         // runs inside, sharing
-    int waiting_alone_ = 0;   // runs waiting to be alone: new sharers wait behind them
+    std::set<ticket> inside_;  // the sharers' tickets: one per run inside, sharing
+    int waiting_alone_ = 0;    // runs waiting to be alone: new sharers wait behind them
     bool alone_ = false;
     std::chrono::milliseconds patience_;
-    std::set<ticket> inside_;  // the sharers' tickets
     ticket next_ticket_ = 0;
     // Since when the timed runs have waited, and the first ticket of a sharer
     // that came after they began to.
