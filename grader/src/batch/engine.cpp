@@ -220,7 +220,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         report_progress("graded " + job.work->student);
     };
 
-    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu) {
+    auto explain_and_finish = [&](judged_submission judged, const gpu_slot* gpu, work_places* places) {
         {
             std::lock_guard lock(stats_mutex);
             report_progress("explaining " + judged.built.job->work->student + "'s failures");
@@ -229,7 +229,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         batch_result result;
         result.student = judged.built.job->work->student;
         try {
-            judged.grading.explain();
+            judged.grading.explain(places);
             result.report = judged.grading.take_report();
         } catch (const std::exception& e) {
             result.not_graded = std::string("the grader could not run the tests: ") + e.what();
@@ -239,8 +239,11 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, explanations_waiting& later) {
-        while (auto item = built.take()) {
+    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, work_places* places, explanations_waiting& later) {
+        for (;;) {
+            std::optional<work_place> place(std::in_place, places);
+            auto item = built.take();
+            if (!item) return;
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
             batch_result result;
@@ -257,6 +260,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             } else {
                 grade_options options = settings.grading;
                 options.gate = gate;
+                options.places = places;
                 if (gpu) {
                     options.device = gpu->ordinal;
                     options.device_id = gpu->id;
@@ -269,6 +273,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     grading.judge();
                     timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
+                        place.reset();  // waiting for room to explain is no work
                         later.put({std::move(*item), std::move(grading), seconds_since(t0)});
                         continue;
                     }
@@ -285,10 +290,13 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     // Explains what this GPU's graders judged, as it comes. Once stopped
     // (Ctrl-C), what waits is not stored: a rerun grades it again rather than
     // the stop waiting for minutes of sanitizer reruns.
-    auto explainer_on = [&](const gpu_slot* gpu, explanations_waiting& later) {
-        while (auto judged = later.take()) {
+    auto explainer_on = [&](const gpu_slot* gpu, work_places* places, explanations_waiting& later) {
+        for (;;) {
+            std::optional<work_place> place(std::in_place, places);
+            auto judged = later.take();
+            if (!judged) return;
             if (!stop) {
-                explain_and_finish(std::move(*judged), gpu);
+                explain_and_finish(std::move(*judged), gpu, places);
             } else if (!settings.keep_scratch) {
                 std::error_code ec;
                 fs::remove_all(judged->built.scratch, ec);
@@ -297,6 +305,16 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     };
 
     std::vector<gpu_gate> gates(slots);
+    // Each GPU's places to work: graders_per_gpu submissions judged and
+    // explainers_per_gpu explained at once, not counting those waiting for
+    // the GPU alone (work_places.hpp); enough threads for those to wait.
+    const int graders_per_gpu = std::max(1, settings.graders_per_gpu);
+    std::vector<std::unique_ptr<work_places>> judging_places, explaining_places;
+    for (std::size_t g = 0; g < slots; ++g) {
+        judging_places.push_back(std::make_unique<work_places>(graders_per_gpu));
+        explaining_places.push_back(std::make_unique<work_places>(explainers_per_gpu));
+    }
+    const bool lend = !settings.gpus.empty();  // without a GPU nothing waits to be alone
     std::vector<std::unique_ptr<explanations_waiting>> waiting;
     for (std::size_t g = 0; g < slots; ++g)
         waiting.push_back(std::make_unique<explanations_waiting>(
@@ -304,16 +322,17 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); }));
     std::vector<std::thread> threads;
     for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
+    const int threads_per_place = lend ? threads_per_work_place : 1;
     std::vector<std::thread> grading;
     for (std::size_t g = 0; g < slots; ++g)
-        for (int k = 0; k < std::max(1, settings.graders_per_gpu); ++k)
-            grading.emplace_back(grader_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                 settings.gpus.empty() ? nullptr : &gates[g], std::ref(*waiting[g]));
+        for (int k = 0; k < graders_per_gpu * threads_per_place; ++k)
+            grading.emplace_back(grader_on, lend ? &settings.gpus[g] : nullptr, lend ? &gates[g] : nullptr,
+                                 lend ? judging_places[g].get() : nullptr, std::ref(*waiting[g]));
     std::vector<std::thread> explaining;
     for (std::size_t g = 0; g < slots; ++g)
-        for (int k = 0; k < explainers_per_gpu; ++k)
-            explaining.emplace_back(explainer_on, settings.gpus.empty() ? nullptr : &settings.gpus[g],
-                                    std::ref(*waiting[g]));
+        for (int k = 0; k < explainers_per_gpu * threads_per_place; ++k)
+            explaining.emplace_back(explainer_on, lend ? &settings.gpus[g] : nullptr,
+                                    lend ? explaining_places[g].get() : nullptr, std::ref(*waiting[g]));
     for (auto& t : threads) t.join();
     built.close();
     for (auto& t : grading) t.join();

@@ -83,6 +83,9 @@ struct engine_stats {
 inline constexpr int explanations_waiting_per_grader = 8;
 // How many of a GPU's submissions are explained at once (explanation_queue.hpp).
 inline constexpr int explainers_per_gpu = 3;
+// Threads per place to work (work_places.hpp): a run waiting for the GPU
+// alone lends its place, and another thread takes it.
+inline constexpr int threads_per_work_place = 3;
 
 // Builds and grades `jobs`; calls on_result (from any thread, one call at a
 // time) as each finishes, and on_progress when something starts or ends.

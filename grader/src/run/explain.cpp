@@ -10,6 +10,7 @@
 #include "evidence/kernel_profile.hpp"
 #include "evidence/profile_evidence.hpp"
 #include "evidence/sanitizer_evidence.hpp"
+#include "run/concurrent_judge.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
 
@@ -39,6 +40,29 @@ public:
                                   limit, std::move(env));
         under_tool.run_under(tool, reports());
         under_tool.run({id});
+    }
+
+    // The same for a test that needs the GPU alone: `turn` takes it as the
+    // test starts (the program waits for the word, evidence.hpp) and shares
+    // it again once the test has ended, so that neither the tool's start-up
+    // nor the report it writes at the end keeps other runs off the GPU.
+    void run_alone(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
+                   gpu_turn& turn) {
+        const auto go = claims_dir(rerun_) / (course::testing::evidence_file_name(id) + ".alone");
+        std::error_code ec;
+        std::filesystem::remove(go, ec);  // an earlier rerun's word
+        test_processes under_tool(
+            rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_), limit,
+            {{course::testing::evidence_claims_variable, claims_dir(rerun_).string()},
+             {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}});
+        under_tool.run_under(tool, reports());
+        under_tool.on_start([&](const std::string& started) {
+            if (started != id) return;
+            turn.alone();
+            write_word(go, "go");
+        });
+        under_tool.run({id}, [&](const std::string&, const outcome&) { turn.shared_again(); });
+        turn.shared_again();  // where the test never started or ended
     }
 
 private:
@@ -83,8 +107,7 @@ std::vector<std::string> add_profile_findings(const run_options& options, const 
     return add_profile_evidence(
         tests, kernel_speed, plan, reruns.reports(), list_sources,
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
-            turn.alone();
-            reruns.run(id, tool, limit);
+            reruns.run_alone(id, tool, limit, turn);
         });
 }
 
@@ -113,11 +136,11 @@ void explain_failures(const run_options& options, graded_run& run) {
     const step_timings::measure timed(options.timings, "evidence (compute-sanitizer and Nsight Compute reruns)");
     std::vector<std::string> profile_notes, sanitizer_notes;
     {
-        gpu_turn turn(options.gate);
+        gpu_turn turn(options.gate, options.places);
         profile_notes = add_profile_findings(options, run.kernel_speed, run.tests, turn);
     }
     {
-        gpu_turn turn(options.gate);  // the sanitizer times nothing, so it shares the GPU
+        gpu_turn turn(options.gate, options.places);  // the sanitizer times nothing, so it shares the GPU
         sanitizer_notes = add_sanitizer_findings(options, run.tests, turn);
     }
     run.notes.insert(run.notes.end(), sanitizer_notes.begin(), sanitizer_notes.end());

@@ -133,7 +133,7 @@ double gpu_gate::held_up_seconds() const {
     return held_up_total_.count();
 }
 
-gpu_turn::gpu_turn(gpu_gate* gate) : gate_(gate) {
+gpu_turn::gpu_turn(gpu_gate* gate, work_places* places) : gate_(gate), places_(places) {
     if (gate_) ticket_ = gate_->enter_shared();
 }
 
@@ -154,7 +154,9 @@ void gpu_turn::alone() {
     // Leave first, then wait: two runs that both want to be alone must not
     // each hold a share the other waits for.
     gate_->leave_shared(ticket_);
+    if (places_) places_->lend();
     gate_->enter_alone();
+    if (places_) places_->take_back();
     alone_ = true;
 }
 

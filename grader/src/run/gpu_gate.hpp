@@ -20,6 +20,8 @@
 #include <thread>
 #include <vector>
 
+#include "run/work_places.hpp"
+
 namespace grader {
 
 // A stretch of one thread's time at the gate.
@@ -83,10 +85,11 @@ private:
 // A graded run's place at the gate: shared from construction, alone from
 // alone() to shared_again() (one timed test: not the start-up of the process
 // that runs it, nor the judge's check after it), and out on destruction.
-// Without a gate it does nothing.
+// Without a gate it does nothing. With `places`, the run lends its place to
+// work while it waits to be alone (work_places.hpp).
 class gpu_turn {
 public:
-    explicit gpu_turn(gpu_gate* gate);
+    explicit gpu_turn(gpu_gate* gate, work_places* places = nullptr);
     ~gpu_turn();
     gpu_turn(const gpu_turn&) = delete;
     gpu_turn& operator=(const gpu_turn&) = delete;
@@ -101,6 +104,7 @@ public:
 
 private:
     gpu_gate* gate_;
+    work_places* places_;
     gpu_gate::ticket ticket_ = 0;
     bool alone_ = false;
 };

@@ -78,6 +78,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.implementation_library = program.library;
     run_.gpu_recorder = m.gpu_recorder;
     run_.gate = options.gate;
+    run_.places = options.places;
     if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
     // One memory figure for the student's program and the judge, so that
     // their speed tests size their arrays alike (gpu_memory.hpp).
@@ -119,8 +120,10 @@ bool program_grading::explaining_needs_the_gpu_alone() const {
     return grader::explaining_needs_the_gpu_alone(run_, graded_);
 }
 
-void program_grading::explain() {
-    saying_what_could_not_run([&] { explain_failures(run_, graded_); });
+void program_grading::explain(work_places* places) {
+    run_options explaining = run_;
+    if (places) explaining.places = places;
+    saying_what_could_not_run([&] { explain_failures(explaining, graded_); });
 }
 
 void program_grading::saying_what_could_not_run(const std::function<void()>& step) const {

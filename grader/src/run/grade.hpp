@@ -35,6 +35,7 @@ struct grade_options {
     std::optional<std::filesystem::path> bwrap;      // found once for the batch (else looked up per run)
     std::vector<std::filesystem::path> also_hidden;  // other students' work, the results folder
     gpu_gate* gate = nullptr;                        // the GPU is shared with other runs
+    work_places* places = nullptr;                   // the judging's place to work on it (work_places.hpp)
     int device = -1;                                 // the GPU to grade on, as this process counts them; -1: as given
     std::string device_id;                           // and as a child must be told (CUDA_VISIBLE_DEVICES)
     long long max_data_bytes = 0, max_processes = 0; // limits on the test program
@@ -71,7 +72,10 @@ public:
     void judge();                           // the verdicts
     bool has_failures_to_explain() const;   // whether explain() would rerun anything
     bool explaining_needs_the_gpu_alone() const;  // whether it would profile
-    void explain();                         // messages and notes; no verdict changes
+    // Messages and notes; no verdict changes. `places`: where the explaining
+    // lends its place while a profile waits for the GPU alone (the batch's
+    // explainers have places of their own); null: the judging's.
+    void explain(work_places* places = nullptr);
     lesson_report take_report();            // once, after judge() (and explain())
 
 private:

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run/gpu_gate.hpp"
+#include "run/work_places.hpp"
 #include "run/sandbox.hpp"
 #include "system/step_timings.hpp"
 
@@ -40,6 +41,9 @@ struct run_options {
     // correctness tests share it, and its timed tests wait until it is
     // theirs alone (gpu_gate.hpp).
     gpu_gate* gate = nullptr;
+    // Where set (`grader batch`), the run holds one of its GPU's places to
+    // work, and lends it while it waits for the GPU alone (work_places.hpp).
+    work_places* places = nullptr;
     // The GPU the run is graded on, as its PCI bus id ("00000000:19:00.0"):
     // a test stopped at its time limit is explained from how busy it was
     // (time_limit.hpp). Empty without a GPU.

@@ -96,7 +96,7 @@ graded_run judge_graded_tests(const run_options& given) {
         return list_graded_tests(options.judge_program, options.log_dir);
     }();
     // Shared now; alone while each timed test runs.
-    gpu_turn turn(options.gate);
+    gpu_turn turn(options.gate, options.places);
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;
@@ -163,8 +163,10 @@ graded_run judge_graded_tests(const run_options& given) {
     auto gpu_alone = [&](concurrent_judge& busy) {
         return [&](const std::string& id) {
             if (!alone.count(id)) return;
-            turn.alone();
+            // The judge first: its last check is shared work, and the judge
+            // then waits for this test's claim, so it stays idle.
             busy.wait_idle();
+            turn.alone();
             write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
         };
     };

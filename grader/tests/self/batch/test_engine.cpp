@@ -14,6 +14,7 @@
 #include "batch/timeline.hpp"
 #include "checkout/manifest.hpp"
 #include "run/gpu_gate.hpp"
+#include "run/work_places.hpp"
 
 namespace grader {
 namespace {
@@ -151,6 +152,64 @@ TEST(GpuGate, ARunIsAloneOnlyWhileItsTimedTestRuns) {
 // Items are numbers; the even ones have a profile to take (they go first).
 explanation_queue<int> numbers_queue(std::size_t capacity) {
     return {capacity, [](const int& n) { return n % 2 == 0; }};
+}
+
+TEST(WorkPlaces, ARunWaitingForTheGpuAloneLendsItsPlaceToTheNextSubmission) {
+    gpu_gate gate;
+    work_places places(1);
+    gpu_turn sharer(&gate);  // another run's correctness tests hold the GPU
+    std::atomic<bool> waiting{false}, timed_done{false};
+    std::thread timed([&] {
+        work_place place(&places);
+        gpu_turn turn(&gate, &places);
+        waiting = true;
+        turn.alone();  // waits for the sharer, its place lent meanwhile
+        timed_done = true;
+    });
+    while (!waiting) std::this_thread::sleep_for(1ms);
+    std::this_thread::sleep_for(50ms);
+    ASSERT_FALSE(timed_done);
+    std::atomic<bool> next_took{false};
+    std::thread next([&] {
+        work_place place(&places);  // the one place is taken: only a loan lets this in
+        next_took = true;
+    });
+    for (int i = 0; i < 200 && !next_took; ++i) std::this_thread::sleep_for(5ms);
+    EXPECT_TRUE(next_took) << "a run waiting to be alone kept its place: the next submission could not start";
+    next.join();
+    // Step out only once the timed run waits at the gate, or the sharer would
+    // be back in before it asked.
+    auto waits_at_the_gate = [&] {
+        const auto spans = gate.spans();
+        return std::any_of(spans.begin(), spans.end(),
+                           [](const gate_span& s) { return s.kind == gate_span::waiting_alone; });
+    };
+    while (!waits_at_the_gate()) std::this_thread::sleep_for(1ms);
+    sharer.let_waiting_runs_in();
+    timed.join();
+    EXPECT_EQ(places.working(), 0);
+}
+
+TEST(WorkPlaces, ARunTakesItsPlaceBackOnceAloneEvenWithNoneFree) {
+    work_places places(1);
+    places.take();
+    places.lend();
+    places.take();     // the next submission
+    places.take_back();  // the first may run its timed test now: it does not wait
+    EXPECT_EQ(places.working(), 2);
+    std::atomic<bool> third_took{false};
+    std::thread third([&] {
+        places.take();
+        third_took = true;
+        places.give_back();
+    });
+    std::this_thread::sleep_for(50ms);
+    places.give_back();
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(third_took) << "a place was given out while both runs over the count still worked";
+    places.give_back();
+    third.join();
+    EXPECT_TRUE(third_took);
 }
 
 TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
