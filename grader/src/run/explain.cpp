@@ -61,8 +61,9 @@ public:
             turn.alone();
             write_word(go, "go");
         });
-        under_tool.run({id}, [&](const std::string&, const outcome&) { turn.shared_again(); });
-        turn.shared_again();  // where the test never started or ended
+        // Another profile may follow: new sharers wait meanwhile, for up to the patience.
+        under_tool.run({id}, [&](const std::string&, const outcome&) { turn.shared_again(true); });
+        turn.shared_again(true);  // where the test never started or ended
     }
 
 private:

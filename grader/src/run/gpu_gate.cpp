@@ -37,8 +37,16 @@ void gpu_gate::close_span(gate_span::kind_t kind) {
         }
 }
 
+std::optional<std::chrono::steady_clock::time_point> gpu_gate::between_timed_ends() const {
+    std::optional<std::chrono::steady_clock::time_point> last;
+    for (const auto& [who, since] : between_timed_)
+        if (!last || since + patience_ > *last) last = since + patience_;
+    return last;
+}
+
 bool gpu_gate::may_share(std::chrono::steady_clock::time_point now) const {
     if (alone_) return false;
+    if (const auto ends = between_timed_ends(); ends && now < *ends) return false;
     if (waiting_alone_ == 0) return true;
     // A timed run waits: behind it, unless it has waited its patience out
     // and a sharer that was in before it is still in.
@@ -49,8 +57,14 @@ gpu_gate::ticket gpu_gate::enter_shared() {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued);
     for (auto now = std::chrono::steady_clock::now(); !may_share(now); now = std::chrono::steady_clock::now()) {
-        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
-            changed_.wait_until(lock, waiting_since_ + patience_);
+        // Woken by any change, and when a patience runs out.
+        std::optional<std::chrono::steady_clock::time_point> wake = between_timed_ends();
+        if (wake && *wake <= now) wake.reset();
+        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_ &&
+            (!wake || waiting_since_ + patience_ < *wake))
+            wake = waiting_since_ + patience_;
+        if (wake)
+            changed_.wait_until(lock, *wake);
         else
             changed_.wait(lock);
     }
@@ -75,6 +89,7 @@ void gpu_gate::leave_shared(ticket which) {
     std::lock_guard lock(mutex_);
     account();
     inside_.erase(which);
+    between_timed_.erase(which);
     close_span(gate_span::shared);
     changed_.notify_all();
 }
@@ -100,12 +115,13 @@ void gpu_gate::leave_alone() {
     changed_.notify_all();
 }
 
-gpu_gate::ticket gpu_gate::alone_to_shared() {
+gpu_gate::ticket gpu_gate::alone_to_shared(bool more_timed_to_come) {
     std::lock_guard lock(mutex_);
     account();
     alone_ = false;
     close_span(gate_span::alone);
     const ticket mine = admit_sharer();
+    if (more_timed_to_come) between_timed_[mine] = std::chrono::steady_clock::now();
     changed_.notify_all();  // other sharers may join
     return mine;
 }
@@ -160,9 +176,9 @@ void gpu_turn::alone() {
     alone_ = true;
 }
 
-void gpu_turn::shared_again() {
+void gpu_turn::shared_again(bool more_timed_to_come) {
     if (!gate_ || !alone_) return;
-    ticket_ = gate_->alone_to_shared();
+    ticket_ = gate_->alone_to_shared(more_timed_to_come);
     alone_ = false;
 }
 

@@ -8,14 +8,21 @@
 // patience out and a sharer that was in before it still holds the GPU (a
 // hang running to its time limit, a long sanitizer rerun), new sharers may
 // go in beside that one: the timed run could not start before it leaves
-// anyway, and once it has, new sharers wait again. It also keeps a timeline of the
+// anyway, and once it has, new sharers wait again. A run between two timed
+// tests of its own (the judge's check, the next process starting under
+// Nsight Compute) holds new sharers back the same way, or a flood of them
+// would go in during that second and it would wait for each to finish
+// (on an H200, lesson07's runs waited 11-24 s between their profiled tests).
+// It also keeps a timeline of the
 // GPU's time: held alone (the part of a batch no parallelism can shorten),
 // shared, and how long timed runs waited for sharers to leave; and who held
 // it when (the batch's timeline).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <thread>
 #include <vector>
@@ -45,8 +52,12 @@ public:
     void enter_alone();
     void leave_alone();
     // From alone to sharing at once, with no other run in between: the
-    // judge's check of a timed test may still be using the GPU.
-    ticket alone_to_shared();
+    // judge's check of a timed test may still be using the GPU. With
+    // `more_timed_to_come` (the run has another timed test next, once its
+    // process has started), new sharers wait as they would for a waiting
+    // timed run, for up to the patience: otherwise they all go in during
+    // that second, and the run waits for every one of them to finish.
+    ticket alone_to_shared(bool more_timed_to_come = false);
 
     // Seconds, over every run so far, that the GPU was...
     double alone_seconds() const;    // held alone
@@ -60,6 +71,8 @@ private:
     void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
     // Whether a new sharer may go in now (mutex held).
     bool may_share(std::chrono::steady_clock::time_point now) const;
+    // When the last patience of a sharer between timed tests runs out; none: none is (mutex held).
+    std::optional<std::chrono::steady_clock::time_point> between_timed_ends() const;
     ticket admit_sharer();         // one more inside, sharing (mutex held)
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
     void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
@@ -69,6 +82,9 @@ private:
     std::condition_variable changed_;
     std::set<ticket> inside_;  // the sharers' tickets: one per run inside, sharing
     int waiting_alone_ = 0;    // runs waiting to be alone: new sharers wait behind them
+    // Sharers between two timed tests of theirs, and since when: new sharers
+    // wait behind them too, for up to the patience.
+    std::map<ticket, std::chrono::steady_clock::time_point> between_timed_;
     bool alone_ = false;
     std::chrono::milliseconds patience_;
     ticket next_ticket_ = 0;
@@ -95,7 +111,9 @@ public:
     gpu_turn& operator=(const gpu_turn&) = delete;
 
     void alone();         // while alone, later calls do nothing
-    void shared_again();  // back to sharing, where alone; otherwise nothing
+    // Back to sharing, where alone; otherwise nothing. `more_timed_to_come`:
+    // as for gpu_gate::alone_to_shared.
+    void shared_again(bool more_timed_to_come = false);
     // While shared: step out and back in, so that a run waiting to be alone
     // goes first (the gate serves it before new sharers). Called between
     // long stretches of shared work (the sanitizer's reruns), so that one

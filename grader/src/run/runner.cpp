@@ -135,6 +135,16 @@ graded_run judge_graded_tests(const run_options& given) {
         student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
     std::set<std::string> correctness_left(correctness.begin(), correctness.end());
+    // The timed tests still to come: between two of them, new sharers wait (gpu_gate.hpp).
+    std::set<std::string> alone_left;
+    for (const auto& id : correctness)
+        if (alone.count(id)) alone_left.insert(id);
+    for (const auto& id : performance)
+        if (alone.count(id)) alone_left.insert(id);
+    auto after_alone = [&](const std::string& id) {
+        alone_left.erase(id);
+        turn.shared_again(!alone_left.empty());
+    };
     std::map<std::string, outcome> said;
     bool go = false;
     auto decide_performance = [&] {
@@ -143,6 +153,7 @@ graded_run judge_graded_tests(const run_options& given) {
                          [&](const std::string& id) { return by_id[id]->status == test_status::passed; });
         write_word(claims_dir(options) / course::testing::phase2_file, go ? "go" : "stop");
         if (go) return;
+        for (const auto& id : performance) alone_left.erase(id);
         student.cancel(performance);
         const auto skipped = std::find_if(run.tests.begin(), run.tests.end(), [](const graded_test& t) {
             return t.status == test_status::skipped;
@@ -174,7 +185,7 @@ graded_run judge_graded_tests(const run_options& given) {
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
-            if (alone.count(id)) turn.shared_again();  // its time is taken; the judge's check shares the GPU
+            if (alone.count(id)) after_alone(id);  // its time is taken; the judge's check shares the GPU
             said[id] = result;
             judge.claim(id, result.status);
             if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
@@ -202,7 +213,7 @@ graded_run judge_graded_tests(const run_options& given) {
             under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
             under_ncu.on_start(gpu_alone(profiled_judge));
             const auto results = under_ncu.run({id});
-            turn.shared_again();  // ncu has measured; the next process starts up beside other runs
+            after_alone(id);  // ncu has measured; the next process starts up beside other runs
             said[id] = results.at(id);
             // The process has ended: ncu's report is complete.
             const json profile = profile_for_judge(*profiler, csv);

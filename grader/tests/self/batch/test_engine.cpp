@@ -149,6 +149,43 @@ TEST(GpuGate, ARunIsAloneOnlyWhileItsTimedTestRuns) {
     EXPECT_TRUE(timed_in);
 }
 
+// Between two timed tests of one run (its judge's check, its next process
+// starting), new sharers wait, or it would wait for all of them to finish;
+// but only for the gate's patience.
+TEST(GpuGate, BetweenTwoTimedTestsOfARunNewSharersWaitForUpToThePatience) {
+    gpu_gate gate(300ms);
+    auto run = std::make_unique<gpu_turn>(&gate);
+    run->alone();
+    run->shared_again(true);  // another timed test comes
+    std::atomic<bool> other_in{false};
+    std::thread other([&] {
+        gpu_turn turn(&gate);
+        other_in = true;
+    });
+    std::this_thread::sleep_for(100ms);
+    EXPECT_FALSE(other_in) << "a sharer went in between two timed tests of a run";
+    run->alone();  // not behind the sharer
+    run->shared_again(true);
+    const auto between = std::chrono::steady_clock::now();
+    other.join();  // the run is slow to start its next test: the sharer goes in once the patience is out
+    const auto waited = std::chrono::steady_clock::now() - between;
+    EXPECT_GE(waited, 250ms);
+    EXPECT_LT(waited, 2s);
+    run.reset();
+
+    gpu_turn last(&gate);
+    last.alone();
+    last.shared_again(false);  // its last timed test: sharers go in at once
+    std::atomic<bool> next_in{false};
+    std::thread next([&] {
+        gpu_turn turn(&gate);
+        next_in = true;
+    });
+    std::this_thread::sleep_for(100ms);
+    EXPECT_TRUE(next_in) << "a sharer waited after a run's last timed test";
+    next.join();
+}
+
 // Items are numbers; the even ones have a profile to take (they go first).
 explanation_queue<int> numbers_queue(std::size_t capacity) {
     return {capacity, [](const int& n) { return n % 2 == 0; }};
