@@ -29,7 +29,7 @@ struct batch_args {
     std::string kind = "auto";                    // auto, folders, classroom, gradescope
     bool force = false;                           // regrade what is already graded
     int jobs = 0;                                 // submissions built at once; 0: half the CPUs
-    int per_gpu = 3;                              // submissions graded at once on each GPU
+    int per_gpu = 0;                              // submissions graded at once on each GPU; 0: from the CPUs (graders_for)
     std::optional<unsigned long long> seed;
     int timeout_s = 60;                           // per test
     int build_timeout_s = 300;                    // per submission

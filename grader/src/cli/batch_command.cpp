@@ -106,9 +106,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     // How: sandboxed where bubblewrap works; on every GPU here.
     engine_settings settings;
     settings.gpus = visible_gpus();
-    const unsigned cpus = std::max(1u, std::thread::hardware_concurrency());
-    settings.builders = args.jobs > 0 ? args.jobs : static_cast<int>(std::max(1u, cpus / 2));
-    settings.graders_per_gpu = args.per_gpu;
+    const int cpus = usable_cpus();
+    settings.builders = args.jobs > 0 ? args.jobs : std::max(1, cpus / 2);
+    settings.graders_per_gpu =
+        args.per_gpu > 0 ? args.per_gpu : graders_for(cpus, static_cast<int>(settings.gpus.size()));
     // A folder of this run's own, removed at the end: never --scratch itself
     // (it may be /tmp, or a cluster node's $TMPDIR).
     settings.scratch_root = (args.scratch ? fs::absolute(*args.scratch) : fs::temp_directory_path()) /

@@ -177,9 +177,10 @@ int main(int argc, char** argv) {
     batch_cmd->add_flag("--force", batch.force, "regrade submissions already graded with the same files and course");
     batch_cmd->add_option("-j,--jobs", batch.jobs, "submissions built at once (default: half the CPUs)")
         ->check(CLI::Range(0, 1024));
-    batch_cmd->add_option("--per-gpu", batch.per_gpu, "submissions graded at once on each GPU (timed tests still run alone)")
-        ->check(CLI::Range(1, 64))
-        ->capture_default_str();
+    batch_cmd->add_option("--per-gpu", batch.per_gpu,
+                          "submissions graded at once on each GPU (timed tests still run alone; default: a third of "
+                          "this process's CPUs per GPU, from 2 to 5)")
+        ->check(CLI::Range(1, 64));
     batch_cmd->add_option("--seed", batch.seed, "seed for the random inputs (the same for every submission)");
     batch_cmd->add_option("--timeout", batch.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600))
         ->capture_default_str();

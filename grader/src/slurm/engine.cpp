@@ -64,8 +64,9 @@ std::vector<std::string> task_command(const batch_class& klass, const batch_args
                                      "--timeout", std::to_string(args.timeout_s),
                                      "--build-timeout", std::to_string(args.build_timeout_s),
                                      "--memory", args.memory,
-                                     "--per-gpu", std::to_string(args.per_gpu),
                                      "--jobs", std::to_string(args.slurm.cpus_per_task)};
+    // Unless asked, each task's grader picks from the CPUs Slurm gave it.
+    if (args.per_gpu > 0) command.insert(command.end(), {"--per-gpu", std::to_string(args.per_gpu)});
     if (args.force) command.push_back("--force");
     return command;
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <thread>
 
+#include "batch/engine.hpp"
 #include "batch/explanation_queue.hpp"
 #include "batch/submission_build.hpp"
 #include "batch/timeline.hpp"
@@ -184,6 +185,15 @@ TEST(GpuGate, BetweenTwoTimedTestsOfARunNewSharersWaitForUpToThePatience) {
     std::this_thread::sleep_for(100ms);
     EXPECT_TRUE(next_in) << "a sharer waited after a run's last timed test";
     next.join();
+}
+
+TEST(BatchEngine, GradesAboutOneSubmissionPerThreeCpusOnEachGpu) {
+    EXPECT_EQ(graders_for(16, 1), 5);   // the course's H200 machine
+    EXPECT_EQ(graders_for(24, 2), 4);
+    EXPECT_EQ(graders_for(4, 1), 2);    // a Slurm task's four CPUs: still two, so that timed tests overlap others
+    EXPECT_EQ(graders_for(128, 8), 5);  // more would slow each other's tools down
+    EXPECT_EQ(graders_for(8, 0), 2);    // no GPU: the host tests only
+    EXPECT_GE(usable_cpus(), 1);
 }
 
 // Items are numbers; the even ones have a profile to take (they go first).
