@@ -39,7 +39,7 @@ void gpu_gate::close_span(gate_span::kind_t kind) {
 
 std::optional<std::chrono::steady_clock::time_point> gpu_gate::between_timed_ends() const {
     std::optional<std::chrono::steady_clock::time_point> last;
-    for (const auto& [who, since] : between_timed_)
+    for (const auto& [sharer, since] : between_timed_)
         if (!last || since + patience_ > *last) last = since + patience_;
     return last;
 }

@@ -11,12 +11,11 @@
 // anyway, and once it has, new sharers wait again. A run between two timed
 // tests of its own (the judge's check, the next process starting under
 // Nsight Compute) holds new sharers back the same way, or a flood of them
-// would go in during that second and it would wait for each to finish
-// (on an H200, lesson07's runs waited 11-24 s between their profiled tests).
-// It also keeps a timeline of the
-// GPU's time: held alone (the part of a batch no parallelism can shorten),
-// shared, and how long timed runs waited for sharers to leave; and who held
-// it when (the batch's timeline).
+// would go in during that second and it would wait for each to finish (on
+// an H200, lesson07's runs waited 11-24 s between their profiled tests).
+// It also keeps a timeline of the GPU's time: held alone (the part of a
+// batch no parallelism can shorten), shared, and how long timed runs waited
+// for sharers to leave; and who held it when (the batch's timeline).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
