@@ -251,7 +251,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
 
     auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, work_places* places, explanations_waiting& later) {
         for (;;) {
-            std::optional<work_place> place(std::in_place, places);
+            work_place place(places);
             auto item = built.take();
             if (!item) return;
             const batch_job& job = *item->job;
@@ -283,7 +283,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     grading.judge();
                     timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
-                        place.reset();  // waiting for room to explain is no work
+                        place.give_back();  // waiting for room to explain is no work
                         later.put({std::move(*item), std::move(grading), seconds_since(t0)});
                         continue;
                     }
@@ -302,7 +302,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     // the stop waiting for minutes of sanitizer reruns.
     auto explainer_on = [&](const gpu_slot* gpu, work_places* places, explanations_waiting& later) {
         for (;;) {
-            std::optional<work_place> place(std::in_place, places);
+            work_place place(places);
             auto judged = later.take();
             if (!judged) return;
             if (!stop) {

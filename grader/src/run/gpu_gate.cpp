@@ -1,5 +1,7 @@
 #include "run/gpu_gate.hpp"
 
+#include <algorithm>
+
 namespace grader {
 
 void gpu_gate::account() const {
@@ -58,15 +60,14 @@ gpu_gate::ticket gpu_gate::enter_shared() {
     open_span(gate_span::queued);
     for (auto now = std::chrono::steady_clock::now(); !may_share(now); now = std::chrono::steady_clock::now()) {
         // Woken by any change, and when a patience runs out.
-        std::optional<std::chrono::steady_clock::time_point> wake = between_timed_ends();
-        if (wake && *wake <= now) wake.reset();
-        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_ &&
-            (!wake || waiting_since_ + patience_ < *wake))
-            wake = waiting_since_ + patience_;
-        if (wake)
-            changed_.wait_until(lock, *wake);
-        else
+        auto wake = std::chrono::steady_clock::time_point::max();
+        if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
+        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
+            wake = std::min(wake, waiting_since_ + patience_);
+        if (wake == std::chrono::steady_clock::time_point::max())
             changed_.wait(lock);
+        else
+            changed_.wait_until(lock, wake);
     }
     close_span(gate_span::queued);
     account();

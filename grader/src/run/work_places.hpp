@@ -28,14 +28,17 @@ private:
     int taken_ = 0;
 };
 
-// A run's place, taken on construction and given back on destruction.
+// A run's place, taken on construction and given back on destruction, or
+// before (give_back). Without places it does nothing.
 class work_place {
 public:
     explicit work_place(work_places* places) : places_(places) {
         if (places_) places_->take();
     }
-    ~work_place() {
+    ~work_place() { give_back(); }
+    void give_back() {
         if (places_) places_->give_back();
+        places_ = nullptr;
     }
     work_place(const work_place&) = delete;
     work_place& operator=(const work_place&) = delete;
