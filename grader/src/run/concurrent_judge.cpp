@@ -22,10 +22,8 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     ids_.insert(ids_.end(), then.begin(), then.end());
     // The judge may wait a whole test of the student's before judging it.
     const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
-    judge_ = std::make_unique<test_processes>(
-        options, options.judge_program, "judge", log_prefix, limit,
-        test_processes::env_list{{course::testing::evidence_claims_variable, claims_dir(options).string()},
-                                 {course::testing::evidence_wait_variable, std::to_string(limit.count())}});
+    judge_ = std::make_unique<test_processes>(options, options.judge_program, "judge", log_prefix, limit,
+                                              grader_words_env(claims_dir(options), options.per_test_limit));
     thread_ = std::thread([this, first, then] {
         judge_->run(
             first,

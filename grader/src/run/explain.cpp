@@ -34,28 +34,28 @@ public:
     const std::filesystem::path& log_dir() const { return rerun_.log_dir; }
     std::filesystem::path reports() const { return rerun_.log_dir / "reports"; }
 
+    // Where `alone_while_testing` is given (a profile's test needs the GPU
+    // alone), that turn takes it as the test starts (the program waits for
+    // the word, evidence.hpp) and shares it again once the test has ended,
+    // so that neither the tool's start-up nor the report it writes at the
+    // end keeps other runs off the GPU.
     void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
-             test_processes::env_list env = {}) {
+             test_processes::env_list env = {}, gpu_turn* alone_while_testing = nullptr) {
+        const auto go = gpu_alone_word(rerun_, course::testing::evidence_file_name(id));
+        if (alone_while_testing) {
+            std::error_code ec;
+            std::filesystem::remove(go, ec);  // an earlier rerun's word
+            const auto words = grader_words_env(claims_dir(rerun_), limit);
+            env.insert(env.end(), words.begin(), words.end());
+        }
         test_processes under_tool(rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_),
                                   limit, std::move(env));
         under_tool.run_under(tool, reports());
-        under_tool.run({id});
-    }
-
-    // The same for a test that needs the GPU alone: `turn` takes it as the
-    // test starts (the program waits for the word, evidence.hpp) and shares
-    // it again once the test has ended, so that neither the tool's start-up
-    // nor the report it writes at the end keeps other runs off the GPU.
-    void run_alone(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
-                   gpu_turn& turn) {
-        const auto go = claims_dir(rerun_) / (course::testing::evidence_file_name(id) + ".alone");
-        std::error_code ec;
-        std::filesystem::remove(go, ec);  // an earlier rerun's word
-        test_processes under_tool(
-            rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_), limit,
-            {{course::testing::evidence_claims_variable, claims_dir(rerun_).string()},
-             {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}});
-        under_tool.run_under(tool, reports());
+        if (!alone_while_testing) {
+            under_tool.run({id});
+            return;
+        }
+        gpu_turn& turn = *alone_while_testing;
         under_tool.on_start([&](const std::string& started) {
             if (started != id) return;
             turn.alone();
@@ -108,7 +108,7 @@ std::vector<std::string> add_profile_findings(const run_options& options, const 
     return add_profile_evidence(
         tests, kernel_speed, plan, reruns.reports(), list_sources,
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
-            reruns.run_alone(id, tool, limit, turn);
+            reruns.run(id, tool, limit, {}, &turn);
         });
 }
 

@@ -73,6 +73,10 @@ struct run_options {
 // profiles of timed tests, and the explanations' own reruns.
 inline std::filesystem::path evidence_dir(const run_options& o) { return o.log_dir / "evidence"; }
 inline std::filesystem::path claims_dir(const run_options& o) { return o.log_dir / "claims"; }
+// The word that lets a timed test start, once the GPU is the run's alone.
+inline std::filesystem::path gpu_alone_word(const run_options& o, const std::string& test_file_name) {
+    return claims_dir(o) / (test_file_name + ".alone");
+}
 inline std::filesystem::path profile_dir(const run_options& o) { return o.log_dir / "profile"; }
 // The compute-sanitizer reruns' own logs, evidence and reports.
 inline std::filesystem::path sanitizer_dir(const run_options& o) { return o.log_dir / "sanitizer"; }

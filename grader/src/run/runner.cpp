@@ -128,9 +128,7 @@ graded_run judge_graded_tests(const run_options& given) {
     // tests before "go".
     const auto limit = options.per_test_limit;
     concurrent_judge judge(options, correctness, timed_in_run);
-    test_processes::env_list student_env{
-        {course::testing::evidence_claims_variable, claims_dir(options).string()},
-        {course::testing::evidence_wait_variable, std::to_string((2 * limit + std::chrono::seconds(30)).count())}};
+    test_processes::env_list student_env = grader_words_env(claims_dir(options), limit);
     if (!options.gpu_recorder.empty())
         student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
@@ -178,7 +176,7 @@ graded_run judge_graded_tests(const run_options& given) {
             // then waits for this test's claim, so it stays idle.
             busy.wait_idle();
             turn.alone();
-            write_word(claims_dir(options) / (course::testing::evidence_file_name(id) + ".alone"), "go");
+            write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), "go");
         };
     };
     student.on_start(gpu_alone(judge));

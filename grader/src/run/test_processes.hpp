@@ -19,6 +19,12 @@
 
 namespace grader {
 
+// What points a program at the grader's words for it (its claims, "go"):
+// their folder, and how long it waits for one, a whole test of the other
+// program's with room to spare.
+std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
+                                                                  std::chrono::milliseconds per_test_limit);
+
 class test_processes {
 public:
     using clock = std::chrono::steady_clock;

@@ -12,7 +12,7 @@ namespace grader {
 
 class work_places {
 public:
-    explicit work_places(int count) : free_(count) {}
+    explicit work_places(int count) : count_(count), free_(count) {}
 
     void take();        // waits for a free place
     void give_back();   // the run has ended
@@ -24,8 +24,8 @@ public:
 private:
     mutable std::mutex mutex_;
     std::condition_variable freed_;
-    int free_;
-    int taken_ = 0;
+    const int count_;
+    int free_;  // below zero while the runs that took theirs back outnumber the places
 };
 
 // A run's place, taken on construction and given back on destruction, or
