@@ -1,7 +1,8 @@
 #pragma once
 // Google Benchmark with GPU time. Each iteration's time is measured with CUDA
-// events around the queued work (UseManualTime), so the numbers are what the
-// GPU spent, not how long the host waited. Every benchmark also reports its
+// events around the queued work (UseManualTime), behind a start gate
+// (start_gate.hpp), so the numbers are what the GPU spent, not how long the
+// host took to queue the work or waited for it. Every benchmark also reports its
 // bandwidth against this GPU's measured copy bandwidth, so numbers from
 // different machines can be compared as shares of what each one can do.
 #include <benchmark/benchmark.h>
@@ -16,7 +17,7 @@ namespace course::bench {
 // The GPU this program runs on, measured once.
 struct gpu_facts {
     device_properties device;
-    double copy_gbps;  // device-to-device copy, read + write
+    double copy_gbps;  // a 1 GiB device-to-device copy, read + write, timed as the rows are
 };
 const gpu_facts& gpu();
 
