@@ -1,4 +1,4 @@
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 #include <cstring>
 
@@ -25,9 +25,10 @@ cuda_error::cuda_error(std::string api, int code, std::string code_name, std::st
 not_implemented::not_implemented(const std::string& what)
     : std::logic_error("not implemented yet: " + what) {}
 
-void todo(const std::string& what, int line) {
-    const bool names_a_file = what.find(" in ") != std::string::npos;
-    throw not_implemented(names_a_file ? what + ":" + std::to_string(line) : what);
+void todo(const char* what, int line) {
+    const std::string part = what;
+    const bool names_a_file = part.find(" in ") != std::string::npos;
+    throw not_implemented(names_a_file ? part + ":" + std::to_string(line) : part);
 }
 
 namespace detail {

@@ -72,3 +72,32 @@ TEST(Compare, WithCommas) {
     EXPECT_EQ(course::with_commas(1000), "1,000");
     EXPECT_EQ(course::with_commas(16777227), "16,777,227");
 }
+
+// A large result is compared in pieces on every core: the answer is the
+// same as one pass in order would give (the first examples, the first and
+// last wrong index, the counts and the largest errors).
+TEST(Compare, ALargeResultComparedInPiecesGivesTheSameAnswerAsOnePass) {
+    const std::size_t n = std::size_t{1} << 22;
+    std::vector<float> actual(n, 1.0f);
+    const std::vector<double> expected(n, 1.0);
+    for (const std::size_t i : {std::size_t{5}, n / 3, n / 3 + 1, n / 2, n - 1}) actual[i] = 2.0f;
+    actual[n / 2 + 7] = not_a_number;
+    actual[n / 4] = 1.25f;  // wrong by 0.25, less than the 2.0s
+    if (course::detail::pieces_for(n) < 2) GTEST_SKIP() << "one core here: a comparison is one piece";
+    const auto c = course::compare(actual, expected, {1e-6, 0}, 3);
+    const auto one_pass = course::detail::compare_piece(actual.data(), expected.data(), n, 0, n, {1e-6, 0}, 3);
+    EXPECT_EQ(c.count, n);
+    EXPECT_EQ(c.wrong, 7u);
+    EXPECT_EQ(c.nan, 1u);
+    EXPECT_EQ(c.first_wrong, 5u);
+    EXPECT_EQ(c.last_wrong, n - 1);
+    EXPECT_DOUBLE_EQ(c.max_abs_error, 1.0);
+    EXPECT_DOUBLE_EQ(c.max_rel_error, 1.0);
+    ASSERT_EQ(c.examples.size(), 3u);
+    EXPECT_EQ(c.examples[0].index, 5u);
+    EXPECT_EQ(c.examples[1].index, n / 4);
+    EXPECT_EQ(c.examples[2].index, n / 3);
+    EXPECT_EQ(c.wrong, one_pass.wrong);
+    EXPECT_EQ(c.last_wrong, one_pass.last_wrong);
+    EXPECT_EQ(c.max_rel_error, one_pass.max_rel_error);
+}

@@ -2,7 +2,7 @@
 
 #include "course/device_info.hpp"
 #include "course/driver_error.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/testing/harness.hpp"
 
 // The error path needs no GPU: a failing status is handed straight to the check.

@@ -20,7 +20,7 @@
 
 #include <string>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 namespace lesson03 {
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 namespace lesson03 {
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "course/device_span.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/library_compat.hpp"  // cudaLibrary* before CUDA 12.5
 
 namespace lesson06 {

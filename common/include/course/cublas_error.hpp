@@ -3,7 +3,7 @@
 // so that only programs that use cuBLAS link it.
 #include <cublas_v2.h>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 namespace course::detail {
 inline void check_cublas(cublasStatus_t status, const char* call, const char* file, int line) {

@@ -11,6 +11,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <stdexcept>
 #include <vector>
 
 #include "course/device_span.hpp"

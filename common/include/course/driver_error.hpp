@@ -5,7 +5,7 @@
 // have no NVIDIA driver.
 #include <cuda.h>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 namespace course::detail {
 [[noreturn]] void throw_driver_error(CUresult status, const char* call, const char* file, int line);

@@ -3,7 +3,7 @@
 // that only programs that use NVRTC link libnvrtc.
 #include <nvrtc.h>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 
 namespace course::detail {
 inline void check_nvrtc(nvrtcResult status, const char* call, const char* file, int line) {

@@ -8,7 +8,7 @@
 #include <utility>
 
 #include "course/device_info.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/testing/evidence.hpp"
 
 namespace course::testing {

@@ -17,7 +17,7 @@
 #include "async_pool.cuh"
 #include "bench_kernels.hpp"
 #include "course/bench.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/stream.hpp"
 #include "memory_pool.cuh"
 

@@ -4,12 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdlib>
 
 #include "checkout/context.hpp"
 #include "course/device_info.hpp"
 #include "course/testing/performance.hpp"
 #include "run/gpu_memory.hpp"
 #include "run/runner.hpp"
+#include "run/test_processes.hpp"
 
 namespace grader {
 
@@ -87,6 +89,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
         if (const auto free_bytes = free_gpu_memory(run_.gpu_pci_bus_id))
             run_.env.emplace_back(course::testing::gpu_memory_budget_variable, std::to_string(*free_bytes));
     }
+    run_.env.emplace_back("GLIBC_TUNABLES", glibc_tunables_for_tests(std::getenv("GLIBC_TUNABLES")));
     run_.max_data_bytes = options.max_data_bytes;
     run_.max_processes = options.max_processes;
     run_.sanitize_failures = options.sanitize_failures;

@@ -25,6 +25,18 @@ namespace grader {
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
                                                                   std::chrono::milliseconds per_test_limit);
 
+// GLIBC_TUNABLES for the test programs: `inherited` (the grader's own, or
+// null) after the course's. A graded test allocates host vectors of up to
+// 128 MiB (2^24 doubles), and with the kernel's 4 KiB pages each costs 32,768
+// page faults: about 100 ms on the H200's host, a sixth of lesson01's largest
+// test. So glibc is asked to back what it allocates with huge pages
+// (hugetlb=1, where the kernel makes them on request: transparent_hugepage
+// "madvise" or "always"), to take blocks of up to 32 MiB (the most it
+// allows) from its heap rather than from mmap, and to keep what is freed on
+// the heap for the next test rather than hand it back (trim_threshold).
+// A glibc older than 2.35 does not know hugetlb and ignores it.
+std::string glibc_tunables_for_tests(const char* inherited);
+
 class test_processes {
 public:
     using clock = std::chrono::steady_clock;

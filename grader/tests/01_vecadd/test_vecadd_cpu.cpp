@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/random.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"

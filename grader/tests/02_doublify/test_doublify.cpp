@@ -15,7 +15,7 @@
 #include "course/benchmark.hpp"
 #include "course/device_array.hpp"
 #include "course/device_info.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/random.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/expect_2d.hpp"

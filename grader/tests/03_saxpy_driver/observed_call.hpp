@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/testing/evidence.hpp"
 
 namespace lesson03_tests {

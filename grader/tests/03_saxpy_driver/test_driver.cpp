@@ -20,7 +20,7 @@
 #include "course/compare.hpp"
 #include "course/device_info.hpp"
 #include "course/driver_error.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/random.hpp"
 #include "course/temp_dir.hpp"
 #include "course/testing/evidence.hpp"

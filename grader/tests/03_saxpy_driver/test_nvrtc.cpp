@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/temp_dir.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"

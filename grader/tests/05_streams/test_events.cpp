@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "course/device_array.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/event.hpp"
 #include "course/stream.hpp"
 #include "course/testing/evidence.hpp"

@@ -17,7 +17,7 @@
 #include "course/compare.hpp"
 #include "course/device_array.hpp"
 #include "course/device_info.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/pinned_array.hpp"
 #include "course/random.hpp"
 #include "course/testing/buffers.hpp"

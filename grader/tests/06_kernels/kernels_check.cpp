@@ -10,7 +10,7 @@
 #include <type_traits>
 
 #include "course/compare.hpp"
-#include "course/error.hpp"
+#include "course/cuda_error.hpp"
 #include "course/random.hpp"
 #include "course/stream.hpp"
 #include "course/testing/evidence.hpp"

@@ -9,6 +9,7 @@
 
 #include "course/temp_dir.hpp"
 #include "run/runner.hpp"
+#include "run/test_processes.hpp"
 #include "system/process.hpp"
 
 namespace {
@@ -329,4 +330,14 @@ TEST(ChildProcess, GetsOnlyItsStandardStreamsAndTheEventsPipe) {
     close(held[1]);
     // 0-2, the events pipe (3) and the folder ls itself opened to list them (4).
     EXPECT_EQ(grader::file_text(out), "0\n1\n2\n3\n4\n");
+}
+
+TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {
+    const std::string alone = grader::glibc_tunables_for_tests(nullptr);
+    EXPECT_EQ(alone.rfind("glibc.malloc.hugetlb=1:", 0), 0u) << alone;
+    EXPECT_NE(alone.back(), ':') << "no empty setting at the end: " << alone;
+    EXPECT_EQ(grader::glibc_tunables_for_tests(""), alone);
+    // glibc takes the last of two settings of one tunable: the grader's own.
+    const std::string with_own = grader::glibc_tunables_for_tests("glibc.malloc.hugetlb=0");
+    EXPECT_EQ(with_own, alone + ":glibc.malloc.hugetlb=0");
 }
