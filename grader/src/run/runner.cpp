@@ -4,7 +4,9 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <future>
 #include <map>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -203,17 +205,54 @@ graded_run judge_graded_tests(const run_options& given) {
         // Their own judge: it waits for each claim, which comes once ncu's report is read.
         concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
         bool unprofiled_noted = false;
-        for (std::size_t i = 0; i < timed_under_ncu.size(); ++i) {
+        // Each test in a process of its own. The next one starts up (ncu and
+        // the program: about half a second of the CPU, no GPU work) while
+        // this one's test runs; its test waits until this one's process has
+        // ended and its claim is in, so the judge's check of it is done too
+        // before the next test times anything (gpu_alone). At most two run.
+        const std::size_t count = timed_under_ncu.size();
+        using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
+        // Destroyed in the reverse order: were this function left by an
+        // exception, the claims that will never come are broken first, which
+        // lets a waiting process go on, and then the processes are waited for.
+        std::vector<std::shared_future<void>> claimed_before(count);  // test i - 1's claim is in
+        std::vector<std::promise<void>> test_started(count);
+        std::vector<std::once_flag> started_said(count);
+        std::vector<std::future<process_result>> processes(count);
+        std::vector<std::promise<void>> claimed(count);
+        for (std::size_t i = 1; i < count; ++i) claimed_before[i] = claimed[i - 1].get_future().share();
+        // The next process may start once this test has started, or once this
+        // process has ended without starting it (a crash at start-up).
+        auto let_next_start = [&](std::size_t i) {
+            std::call_once(started_said[i], [&] { test_started[i].set_value(); });
+        };
+        auto profiled_process = [&](std::size_t i) {
             const std::string& id = timed_under_ncu[i];
             const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
             test_processes under_ncu(options, options.tests_program, "record", fmt::format("profile{}", i + 1), limit,
                                      student_env);
             under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
-            under_ncu.on_start(gpu_alone(profiled_judge));
-            const auto results = under_ncu.run({id});
+            under_ncu.on_start([&, i](const std::string& started) {
+                if (claimed_before[i].valid()) claimed_before[i].wait();
+                gpu_alone(profiled_judge)(started);
+                let_next_start(i);
+            });
+            process_result result{under_ncu.run({id}), under_ncu.ignored_events()};
+            let_next_start(i);
+            return result;
+        };
+        processes[0] = std::async(std::launch::async, profiled_process, 0);
+        for (std::size_t i = 0; i < count; ++i) {
+            const std::string& id = timed_under_ncu[i];
+            if (i + 1 < count) {
+                test_started[i].get_future().wait();
+                processes[i + 1] = std::async(std::launch::async, profiled_process, i + 1);
+            }
+            auto [results, ignored] = processes[i].get();
             after_alone(id);  // ncu has measured; the next process starts up beside other runs
             said[id] = results.at(id);
             // The process has ended: ncu's report is complete.
+            const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
             const json profile = profile_for_judge(*profiler, csv);
             if (!profile.value("profiled", false) && !unprofiled_noted) {
                 unprofiled_noted = true;
@@ -227,9 +266,10 @@ graded_run judge_graded_tests(const run_options& given) {
                                                      course::testing::kernel_profile_suffix);
             write_word(file, profile.dump());
             profiled_judge.claim(id, said[id].status);
-            if (under_ncu.ignored_events() > 0)
+            claimed[i].set_value();
+            if (ignored > 0)
                 run.notes.push_back(fmt::format("the test program wrote {} event line(s) under ncu that were ignored",
-                                                under_ncu.ignored_events()));
+                                                ignored));
         }
         // The verdicts are taken at the end: the next test's process starts
         // (ncu and the program, most of a second) while the judge is still on

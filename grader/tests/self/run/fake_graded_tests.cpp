@@ -170,3 +170,43 @@ COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false
     course::testing::report_figure("speed " + std::to_string(speed) + "; 42 is needed");
     EXPECT_GE(speed, 42) << "too slow";
 }
+
+// Speed tests of "kernels", which the grader profiles under ncu, each in a
+// process of its own, where it has ncu (test_runner.cpp gives it a stand-in).
+// FAKE_PROFILE_MARKS=<folder>: the student's program writes the time (ns
+// since the epoch) into <test>.start and <test>.end around 300 ms of "work",
+// and the judge into <test>.judged once it has checked the test.
+namespace {
+void write_time(const std::string& file) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    std::ofstream(file) << std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+}
+void profiled_speed_test(const std::string& test) {
+    const char* marks = std::getenv("FAKE_PROFILE_MARKS");
+#ifndef FAKE_REFERENCE
+    // As a GPU test's fixture does: a timed test starts once the grader says
+    // it has the GPU to itself.
+    course::testing::wait_for_gpu_alone();
+    if (marks) {
+        write_time(std::string(marks) + "/" + test + ".start");
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        write_time(std::string(marks) + "/" + test + ".end");
+    }
+#endif
+    const int speed = course::testing::observe("speed", answer());
+    if (course::testing::verdict_left_to_judge()) return;
+    EXPECT_GE(speed, 42) << "too slow";
+#ifdef FAKE_REFERENCE
+    if (marks) write_time(std::string(marks) + "/" + test + ".judged");
+#endif
+}
+}  // namespace
+
+#define FAKE_PROFILED_TEST(name, title)                                                                       \
+    COURSE_GRADED_TEST_P_(FakeKernel, name, 1, title, performance, false, true, true, true,                 \
+                          ::course::testing::host_test) {                                                    \
+        profiled_speed_test(#name);                                                                           \
+    }
+FAKE_PROFILED_TEST(First, "the first profiled speed test")
+FAKE_PROFILED_TEST(Second, "the second profiled speed test")
+FAKE_PROFILED_TEST(Third, "the third profiled speed test")

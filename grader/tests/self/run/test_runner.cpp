@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 
 #include <unistd.h>
 
@@ -65,7 +66,7 @@ const grader::graded_test& find(const std::vector<grader::graded_test>& tests, c
 
 TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
     const auto listed = grader::list_graded_tests(FAKE_GRADED_JUDGE, scratch_dir());
-    ASSERT_EQ(listed.size(), 9u);
+    ASSERT_EQ(listed.size(), 12u);
     EXPECT_EQ(listed[1].id, "FakeHost.Fails");
     EXPECT_EQ(listed[1].points, 2);
     EXPECT_EQ(listed[1].title, "a test that fails");
@@ -204,6 +205,58 @@ TEST(Runner, AfterAFailedClaimTheJudgeWaitsFirst) {
     EXPECT_EQ(find(tests, "FakeHost.Fails").status, test_status::failed);
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed) << all_messages(find(tests, "FakeHost.Last"));
     EXPECT_TRUE(std::filesystem::exists(marks / "Last.judge"));  // it did judge, after the claim
+}
+
+// Each profiled speed test runs in a process of its own under ncu (here a
+// stand-in that notes when it starts, then runs the program). The next
+// process starts up while the test before it runs, but its test waits until
+// that test's claim is in and the judge has checked it: two tests never time
+// at once, and the judge never checks beside a timed test.
+TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeRunsButTimeOneAtATime) {
+    const auto dir = scratch_dir() / "profiled";
+    const auto marks = dir / "marks";
+    std::filesystem::create_directories(marks);
+    const auto ncu = dir / "ncu";
+    const auto cuobjdump = dir / "cuobjdump";
+    std::ofstream(ncu) << "#!/bin/sh\n"
+                          "date +%s%N > \"$FAKE_PROFILE_MARKS/ncu-$$.start\"\n"
+                          "while [ \"$1\" != --log-file ]; do shift; done\n"
+                          ": > \"$2\"\n"
+                          "shift 2\n"
+                          "exec \"$@\"\n";
+    std::ofstream(cuobjdump) << "#!/bin/sh\nexit 0\n";
+    for (const auto& tool : {ncu, cuobjdump})
+        std::filesystem::permissions(tool, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
+    setenv("COURSE_NCU", ncu.c_str(), 1);
+    setenv("COURSE_CUOBJDUMP", cuobjdump.c_str(), 1);
+    setenv("FAKE_PROFILE_MARKS", marks.c_str(), 1);
+    grader::run_options options = fake_options();
+    options.implementation_library = FAKE_GRADED_TESTS;  // a file to list kernels from: it has none
+    options.only = {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"};
+    const auto tests = grader::judge_graded_tests(options).tests;
+    unsetenv("COURSE_NCU");
+    unsetenv("COURSE_CUOBJDUMP");
+    unsetenv("FAKE_PROFILE_MARKS");
+
+    auto time_of = [&](const std::string& mark) {
+        long long ns = 0;
+        std::ifstream(marks / mark) >> ns;
+        EXPECT_GT(ns, 0) << "no mark " << mark;
+        return ns;
+    };
+    std::vector<long long> ncu_starts;
+    for (const auto& entry : std::filesystem::directory_iterator(marks))
+        if (entry.path().filename().string().rfind("ncu-", 0) == 0) ncu_starts.push_back(time_of(entry.path().filename()));
+    std::sort(ncu_starts.begin(), ncu_starts.end());
+    for (const char* id : {"FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"})
+        EXPECT_EQ(find(tests, id).status, test_status::passed) << id << ": " << all_messages(find(tests, id));
+    ASSERT_EQ(ncu_starts.size(), 3u) << "one process under ncu a test";
+    // The next process started up while the test before it ran...
+    EXPECT_LT(ncu_starts[1], time_of("First.end"));
+    EXPECT_LT(ncu_starts[2], time_of("Second.end"));
+    // ...and its test waited until that test had been judged.
+    EXPECT_GT(time_of("Second.start"), time_of("First.judged"));
+    EXPECT_GT(time_of("Third.start"), time_of("Second.judged"));
 }
 
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
