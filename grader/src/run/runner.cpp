@@ -206,25 +206,26 @@ graded_run judge_graded_tests(const run_options& given) {
         concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
         bool unprofiled_noted = false;
         // Each test in a process of its own. The next one starts up (ncu and
-        // the program: about half a second of the CPU, no GPU work) while
-        // this one's test runs; its test waits until this one's process has
-        // ended and its claim is in, so the judge's check of it is done too
-        // before the next test times anything (gpu_alone). At most two run.
+        // the program: about half a second) once this one's test has ended,
+        // while ncu writes its report, the process ends and the judge checks
+        // the test; its test waits until this one's claim is in, and
+        // gpu_alone until the judge is done. (Started while this test ran,
+        // it slowed the timed test by a sixth on the H200 and gained nothing.)
         const std::size_t count = timed_under_ncu.size();
         using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
         // Destroyed in the reverse order: were this function left by an
         // exception, the claims that will never come are broken first, which
         // lets a waiting process go on, and then the processes are waited for.
         std::vector<std::shared_future<void>> claimed_before(count);  // test i - 1's claim is in
-        std::vector<std::promise<void>> test_started(count);
-        std::vector<std::once_flag> started_said(count);
+        std::vector<std::promise<void>> test_ended(count);
+        std::vector<std::once_flag> ended_said(count);
         std::vector<std::future<process_result>> processes(count);
         std::vector<std::promise<void>> claimed(count);
         for (std::size_t i = 1; i < count; ++i) claimed_before[i] = claimed[i - 1].get_future().share();
-        // The next process may start once this test has started, or once this
-        // process has ended without starting it (a crash at start-up).
+        // The next process may start once this test has ended, or once this
+        // process has ended without it (a crash at start-up).
         auto let_next_start = [&](std::size_t i) {
-            std::call_once(started_said[i], [&] { test_started[i].set_value(); });
+            std::call_once(ended_said[i], [&] { test_ended[i].set_value(); });
         };
         auto profiled_process = [&](std::size_t i) {
             const std::string& id = timed_under_ncu[i];
@@ -235,9 +236,9 @@ graded_run judge_graded_tests(const run_options& given) {
             under_ncu.on_start([&, i](const std::string& started) {
                 if (claimed_before[i].valid()) claimed_before[i].wait();
                 gpu_alone(profiled_judge)(started);
-                let_next_start(i);
             });
-            process_result result{under_ncu.run({id}), under_ncu.ignored_events()};
+            process_result result{under_ncu.run({id}, [&, i](const std::string&, const outcome&) { let_next_start(i); }),
+                                  under_ncu.ignored_events()};
             let_next_start(i);
             return result;
         };
@@ -245,7 +246,7 @@ graded_run judge_graded_tests(const run_options& given) {
         for (std::size_t i = 0; i < count; ++i) {
             const std::string& id = timed_under_ncu[i];
             if (i + 1 < count) {
-                test_started[i].get_future().wait();
+                test_ended[i].get_future().wait();
                 processes[i + 1] = std::async(std::launch::async, profiled_process, i + 1);
             }
             auto [results, ignored] = processes[i].get();

@@ -209,10 +209,11 @@ TEST(Runner, AfterAFailedClaimTheJudgeWaitsFirst) {
 
 // Each profiled speed test runs in a process of its own under ncu (here a
 // stand-in that notes when it starts, then runs the program). The next
-// process starts up while the test before it runs, but its test waits until
-// that test's claim is in and the judge has checked it: two tests never time
-// at once, and the judge never checks beside a timed test.
-TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeRunsButTimeOneAtATime) {
+// process starts up once the test before it has ended, while that process
+// is still on its way out, and its test waits until that test's claim is in
+// and the judge has checked it: nothing starts beside a timed test, two tests
+// never time at once, and the judge never checks beside a timed test.
+TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeEndsButTimeOneAtATime) {
     const auto dir = scratch_dir() / "profiled";
     const auto marks = dir / "marks";
     std::filesystem::create_directories(marks);
@@ -251,9 +252,12 @@ TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeRunsButTimeOneAtATime) {
     for (const char* id : {"FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"})
         EXPECT_EQ(find(tests, id).status, test_status::passed) << id << ": " << all_messages(find(tests, id));
     ASSERT_EQ(ncu_starts.size(), 3u) << "one process under ncu a test";
-    // The next process started up while the test before it ran...
-    EXPECT_LT(ncu_starts[1], time_of("First.end"));
-    EXPECT_LT(ncu_starts[2], time_of("Second.end"));
+    // The next process started up once the test before it had ended, and
+    // before its process had...
+    EXPECT_GT(ncu_starts[1], time_of("First.end"));
+    EXPECT_LT(ncu_starts[1], time_of("First.exited"));
+    EXPECT_GT(ncu_starts[2], time_of("Second.end"));
+    EXPECT_LT(ncu_starts[2], time_of("Second.exited"));
     // ...and its test waited until that test had been judged.
     EXPECT_GT(time_of("Second.start"), time_of("First.judged"));
     EXPECT_GT(time_of("Third.start"), time_of("Second.judged"));
