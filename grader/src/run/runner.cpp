@@ -209,8 +209,9 @@ graded_run judge_graded_tests(const run_options& given) {
         // the program: about half a second) once this one's test has ended,
         // while ncu writes its report, the process ends and the judge checks
         // the test; its test waits until this one's claim is in, and
-        // gpu_alone until the judge is done. (Started while this test ran,
-        // it slowed the timed test by a sixth on the H200 and gained nothing.)
+        // gpu_alone until the judge is done. (Started while this test ran, it
+        // shared the CPU with the timed test, and on the H200 the speed
+        // tests took as long as when each process started after the last.)
         const std::size_t count = timed_under_ncu.size();
         using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
         // Destroyed in the reverse order: were this function left by an
