@@ -6,6 +6,8 @@
 #include <system_error>
 #include <thread>
 
+#include "course/cpus.hpp"
+
 namespace course {
 
 std::string with_commas(std::size_t value) {
@@ -28,7 +30,7 @@ constexpr std::size_t elements_per_piece_at_least = std::size_t{1} << 18;
 }  // namespace
 
 std::size_t pieces_for(std::size_t count) {
-    const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+    const auto cores = static_cast<std::size_t>(usable_cpus());
     return std::max<std::size_t>(1, std::min(cores, count / elements_per_piece_at_least));
 }
 

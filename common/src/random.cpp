@@ -5,6 +5,8 @@
 #include <system_error>
 #include <thread>
 
+#include "course/cpus.hpp"
+
 namespace course {
 
 namespace {
@@ -34,7 +36,7 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, fl
                 values[i] = static_cast<float>(lo + scale * static_cast<double>(engine()));
         }
     };
-    const std::size_t threads = std::min<std::size_t>(runs / 4, std::max(1u, std::thread::hardware_concurrency()));
+    const std::size_t threads = std::min<std::size_t>(runs / 4, static_cast<std::size_t>(usable_cpus()));
     if (threads <= 1) {
         draw(0, 1);
         return values;

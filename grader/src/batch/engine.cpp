@@ -1,7 +1,6 @@
 #include "batch/engine.hpp"
 
 #include <fmt/format.h>
-#include <sched.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -118,13 +117,6 @@ using explanations_waiting = explanation_queue<judged_submission>;
 }  // namespace
 
 int graders_for(int cpus, int gpus) { return std::clamp(cpus / (3 * std::max(1, gpus)), 2, 5); }
-
-int usable_cpus() {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
 
 std::vector<gpu_slot> visible_gpus() {
     const auto& status = course::device_status();

@@ -88,8 +88,6 @@ inline constexpr int explainers_per_gpu = 3;
 // at least 2 and at most 5. On an H200 with 16 CPUs, lesson07's class of 20
 // took 107 s with 5 and 126 s with 3; lesson01's 42 s and 45 s.
 int graders_for(int cpus, int gpus);
-// The CPUs this process may run on (a Slurm task's, a container's), not the machine's.
-int usable_cpus();
 // Threads per place to work (work_places.hpp): a run waiting for the GPU
 // alone lends its place, and another thread takes it.
 inline constexpr int threads_per_work_place = 3;

@@ -19,6 +19,7 @@
 #include "checkout/context.hpp"
 #include "checkout/course_commit.hpp"
 #include "cli/commands.hpp"
+#include "course/cpus.hpp"
 #include "report/progress_bar.hpp"
 #include "run/runner.hpp"
 #include "run/sandbox.hpp"
@@ -106,7 +107,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     // How: sandboxed where bubblewrap works; on every GPU here.
     engine_settings settings;
     settings.gpus = visible_gpus();
-    const int cpus = usable_cpus();
+    const int cpus = course::usable_cpus();
     settings.builders = args.jobs > 0 ? args.jobs : std::max(1, cpus / 2);
     settings.graders_per_gpu =
         args.per_gpu > 0 ? args.per_gpu : graders_for(cpus, static_cast<int>(settings.gpus.size()));

@@ -14,6 +14,7 @@
 #include "batch/submission_build.hpp"
 #include "batch/timeline.hpp"
 #include "checkout/manifest.hpp"
+#include "course/cpus.hpp"
 #include "run/gpu_gate.hpp"
 #include "run/work_places.hpp"
 
@@ -193,7 +194,7 @@ TEST(BatchEngine, GradesAboutOneSubmissionPerThreeCpusOnEachGpu) {
     EXPECT_EQ(graders_for(4, 1), 2);    // a Slurm task's four CPUs: still two, so that timed tests overlap others
     EXPECT_EQ(graders_for(128, 8), 5);  // more would slow each other's tools down
     EXPECT_EQ(graders_for(8, 0), 2);    // no GPU: the host tests only
-    EXPECT_GE(usable_cpus(), 1);
+    EXPECT_GE(course::usable_cpus(), 1);
 }
 
 // Items are numbers; the even ones have a profile to take (they go first).
