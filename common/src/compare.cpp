@@ -3,8 +3,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <system_error>
-#include <thread>
 
 #include "course/cpus.hpp"
 
@@ -37,24 +35,16 @@ std::size_t pieces_for(std::size_t count) {
 void compare_pieces(std::size_t count, std::size_t pieces,
                     const std::function<void(std::size_t, std::size_t, std::size_t)>& compare_one) {
     const std::size_t per_piece = (count + pieces - 1) / pieces;
-    std::vector<std::thread> helpers;
-    for (std::size_t piece = 1; piece < pieces; ++piece) {
-        const std::size_t first = std::min(count, piece * per_piece), end = std::min(count, (piece + 1) * per_piece);
-        try {
-            helpers.emplace_back(compare_one, piece, first, end);
-        } catch (const std::system_error&) {
-            compare_one(piece, first, end);  // no thread to be had (a limit on processes): this one does it
-        }
-    }
-    compare_one(0, 0, std::min(count, per_piece));
-    for (std::thread& helper : helpers) helper.join();
+    run_parts(pieces, [&](std::size_t piece) {
+        compare_one(piece, std::min(count, piece * per_piece), std::min(count, (piece + 1) * per_piece));
+    });
 }
 
-comparison merged(std::vector<comparison>& pieces, std::size_t count, std::size_t keep_examples) {
+comparison merged(const std::vector<comparison>& pieces, std::size_t count, std::size_t keep_examples) {
     comparison all;
     all.count = count;
     all.first_wrong = count;
-    for (comparison& piece : pieces) {  // in order: the first wrong piece has the first wrong element
+    for (const comparison& piece : pieces) {  // in order: the first wrong piece has the first wrong element
         if (piece.wrong > 0) {
             if (all.wrong == 0) all.first_wrong = piece.first_wrong;
             all.last_wrong = piece.last_wrong;

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <random>
-#include <system_error>
-#include <thread>
 
 #include "course/cpus.hpp"
 
@@ -41,16 +39,7 @@ std::vector<float> random_floats(std::size_t n, std::uint64_t seed, float lo, fl
         draw(0, 1);
         return values;
     }
-    std::vector<std::thread> helpers;
-    for (std::size_t t = 1; t < threads; ++t) {
-        try {
-            helpers.emplace_back(draw, t, threads);
-        } catch (const std::system_error&) {
-            draw(t, threads);  // no thread to be had (a limit on processes): this one draws those runs
-        }
-    }
-    draw(0, threads);
-    for (auto& h : helpers) h.join();
+    run_parts(threads, [&](std::size_t t) { draw(t, threads); });
     return values;
 }
 

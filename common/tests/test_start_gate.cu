@@ -8,6 +8,7 @@
 #include <chrono>
 #include <thread>
 
+#include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/start_gate.hpp"
 #include "course/timing.hpp"
@@ -15,11 +16,6 @@
 namespace {
 
 using namespace std::chrono_literals;
-
-bool have_gpu() {
-    int count = 0;
-    return cudaGetDeviceCount(&count) == cudaSuccess && count > 0;
-}
 
 __global__ void do_nothing() {}
 
@@ -40,7 +36,7 @@ double milliseconds_around_a_slow_launch(course::bench::start_gate* gate) {
 }  // namespace
 
 TEST(StartGate, HoldsTheStreamUntilOpened) {
-    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    if (!course::has_device()) GTEST_SKIP() << "no GPU";
     course::bench::start_gate gate;
     course::event behind;
     gate.close(nullptr);
@@ -53,7 +49,7 @@ TEST(StartGate, HoldsTheStreamUntilOpened) {
 }
 
 TEST(StartGate, LeavesTheHostsTimeOutOfTheEvents) {
-    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    if (!course::has_device()) GTEST_SKIP() << "no GPU";
     milliseconds_around_a_slow_launch(nullptr);  // first launch: loads the kernel
     EXPECT_GE(milliseconds_around_a_slow_launch(nullptr), 15.0) << "without the gate the host's 20 ms are timed";
     course::bench::start_gate gate;
@@ -62,7 +58,7 @@ TEST(StartGate, LeavesTheHostsTimeOutOfTheEvents) {
 }
 
 TEST(StartGate, GivesUpWhenTheHostWaitsForTheGpu) {
-    if (!have_gpu()) GTEST_SKIP() << "no GPU";
+    if (!course::has_device()) GTEST_SKIP() << "no GPU";
     course::bench::start_gate gate(50ms);
     gate.close(nullptr);
     const auto before = std::chrono::steady_clock::now();

@@ -74,11 +74,11 @@ comparison compare_piece(const T* actual, const double* expected, std::size_t co
 // for a large result, else one.
 std::size_t pieces_for(std::size_t count);
 // Runs compare_one(piece, first, end) for each piece of [0, count), each
-// piece on its own thread.
+// piece on its own thread (run_parts, cpus.hpp).
 void compare_pieces(std::size_t count, std::size_t pieces,
                     const std::function<void(std::size_t, std::size_t, std::size_t)>& compare_one);
 // The pieces' findings as one comparison of `count` elements, in order.
-comparison merged(std::vector<comparison>& pieces, std::size_t count, std::size_t keep_examples);
+comparison merged(const std::vector<comparison>& pieces, std::size_t count, std::size_t keep_examples);
 
 }  // namespace detail
 
