@@ -306,7 +306,10 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         }
     };
 
-    std::vector<gpu_gate> gates(slots);
+    const process_pauser* pauser = settings.pause_sharers ? driver_pauser() : nullptr;
+    std::vector<std::unique_ptr<gpu_gate>> gates;
+    for (std::size_t g = 0; g < slots; ++g)
+        gates.push_back(std::make_unique<gpu_gate>(gpu_gate::default_patience, pauser));
     // Each GPU's places to work: graders_per_gpu submissions judged and
     // explainers_per_gpu explained at once, not counting those waiting for
     // the GPU alone (work_places.hpp); enough threads for those to wait.
@@ -328,7 +331,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     std::vector<std::thread> grading;
     for (std::size_t g = 0; g < slots; ++g)
         for (int k = 0; k < graders_per_gpu * threads_per_place; ++k)
-            grading.emplace_back(grader_on, lend ? &settings.gpus[g] : nullptr, lend ? &gates[g] : nullptr,
+            grading.emplace_back(grader_on, lend ? &settings.gpus[g] : nullptr, lend ? gates[g].get() : nullptr,
                                  lend ? judging_places[g].get() : nullptr, std::ref(*waiting[g]));
     std::vector<std::thread> explaining;
     for (std::size_t g = 0; g < slots; ++g)
@@ -345,11 +348,13 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                                           "); what was stored is kept, and a rerun resumes");
 
     std::vector<gate_span> gate_spans;
+    stats.pausing = pauser != nullptr && lend;
     for (const auto& gate : gates) {
-        stats.gpu_alone_s += gate.alone_seconds();
-        stats.gpu_shared_s += gate.shared_seconds();
-        stats.gpu_held_up_s += gate.held_up_seconds();
-        const auto spans = gate.spans();
+        stats.gpu_alone_s += gate->alone_seconds();
+        stats.gpu_shared_s += gate->shared_seconds();
+        stats.gpu_held_up_s += gate->held_up_seconds();
+        stats.paused_s += gate->paused_seconds();
+        const auto spans = gate->spans();
         gate_spans.insert(gate_spans.end(), spans.begin(), spans.end());
     }
     stats.timeline = timeline.compose(gate_spans);

@@ -54,6 +54,9 @@ struct batch_job {
 struct engine_settings {
     int builders = 1;                  // submissions built at once
     int graders_per_gpu = 2;           // submissions graded at once on each GPU
+    // A timed test pauses the sharers' GPU work rather than wait for them to
+    // leave, where the driver can (gpu_pause.hpp); false: it always waits.
+    bool pause_sharers = true;
     std::vector<gpu_slot> gpus;        // empty: one grader without a GPU (GPU tests are skipped)
     fs::path scratch_root;             // one folder per submission in here, removed once graded
     bool keep_scratch = false;         // leave them (to look at a build)
@@ -74,6 +77,8 @@ struct engine_stats {
     double gpu_alone_s = 0;    // the GPUs' time held alone (timed tests, profiles), summed over GPUs
     double gpu_shared_s = 0;   // the GPUs' time used by sharers (correctness tests, the sanitizer)
     double gpu_held_up_s = 0;  // of gpu_shared_s: while a timed run waited for the sharers to leave
+    double paused_s = 0;       // runs' time paused while a timed test had the GPU alone, summed over runs
+    bool pausing = false;      // whether sharers could be paused here (driver 570 or newer)
     int graded = 0;
     std::vector<submission_timeline> timeline;  // who did what when
 };

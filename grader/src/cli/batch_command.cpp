@@ -109,6 +109,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     settings.gpus = visible_gpus();
     const int cpus = course::usable_cpus();
     settings.builders = args.jobs > 0 ? args.jobs : std::max(1, cpus / 2);
+    settings.pause_sharers = args.pause_sharers;
     settings.graders_per_gpu =
         args.per_gpu > 0 ? args.per_gpu : graders_for(cpus, static_cast<int>(settings.gpus.size()));
     // A folder of this run's own, removed at the end: never --scratch itself
@@ -186,6 +187,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                     {"sandboxed", settings.bwrap.has_value()},
                     {"builders", settings.builders},
                     {"graders_per_gpu", settings.graders_per_gpu},
+                    {"sharers_paused_by_timed_tests", stats.pausing},
                     {"gpus", json::array()},
                     {"seconds", {{"wall", stats.wall_s},
                                  {"build_summed", stats.build_s},
@@ -193,6 +195,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                                  {"evidence_summed", stats.evidence_s},
                                  {"gpu_alone", stats.gpu_alone_s},
                                  {"gpu_shared", stats.gpu_shared_s},
+                                 {"paused", stats.paused_s},
                                  {"gpu_held_up", stats.gpu_held_up_s}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
     // Who did what when (batch/timeline.hpp): [kind, start, end] in seconds since the batch began.

@@ -52,10 +52,10 @@ bool gpu_gate::may_share(std::chrono::steady_clock::time_point now) const {
     if (waiting_alone_ == 0) return true;
     // A timed run waits: behind it, unless it has waited its patience out
     // and a sharer that was in before it is still in.
-    return now - waiting_since_ >= patience_ && !inside_.empty() && *inside_.begin() < came_after_;
+    return now - waiting_since_ >= patience_ && !inside_.empty() && inside_.begin()->first < came_after_;
 }
 
-gpu_gate::ticket gpu_gate::enter_shared() {
+gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued);
     for (auto now = std::chrono::steady_clock::now(); !may_share(now); now = std::chrono::steady_clock::now()) {
@@ -71,12 +71,12 @@ gpu_gate::ticket gpu_gate::enter_shared() {
     }
     close_span(gate_span::queued);
     account();
-    return admit_sharer();
+    return admit_sharer(owner);
 }
 
-gpu_gate::ticket gpu_gate::admit_sharer() {
+gpu_gate::ticket gpu_gate::admit_sharer(const void* owner) {
     const ticket mine = next_ticket_++;
-    inside_.insert(mine);
+    inside_[mine] = owner;
     open_span(gate_span::shared);
     return mine;
 }
@@ -95,36 +95,174 @@ void gpu_gate::leave_shared(ticket which) {
     changed_.notify_all();
 }
 
-void gpu_gate::enter_alone() {
+void gpu_gate::enter_alone(const void* owner) {
     std::unique_lock lock(mutex_);
     account();
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone);
-    changed_.wait(lock, [&] { return !alone_ && inside_.empty(); });
+    for (;;) {
+        if (!alone_ && !pausing_) {
+            if (inside_.empty()) break;
+            if (pause_sharers(owner, lock)) break;
+        }
+        // Woken by a sharer leaving or a run done being alone; and, where
+        // sharers may be paused, again soon: a kernel of theirs that was still
+        // running, or a program not yet using CUDA, may be pausable by then.
+        if (pauser_) changed_.wait_for(lock, std::chrono::milliseconds(20));
+        else changed_.wait(lock);
+    }
     close_span(gate_span::waiting_alone);
     account();
-    if (--waiting_alone_ > 0) timed_runs_wait_from_now();  // the others, behind no sharer (there is none)
+    if (--waiting_alone_ > 0) timed_runs_wait_from_now();  // the others, behind no sharer that was not paused
     alone_ = true;
+    alone_owner_ = owner;
     open_span(gate_span::alone);
+}
+
+bool gpu_gate::pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock) {
+    if (!pauser_) return false;
+    // Every sharer must be a run whose processes are all known and started.
+    std::vector<const void*> sharers;
+    for (const auto& [which, run] : inside_) {
+        if (run == owner) continue;
+        const auto known = runs_.find(run);
+        if (run == nullptr || known == runs_.end() || !known->second.watched || known->second.starting > 0) return false;
+        sharers.push_back(run);
+    }
+    std::vector<int> roots;
+    for (const void* run : sharers) roots.insert(roots.end(), runs_[run].roots.begin(), runs_[run].roots.end());
+    // No process starts meanwhile (process_starting waits), and sharers that
+    // leave only take processes away.
+    pausing_ = true;
+    alone_owner_ = owner;
+    lock.unlock();
+    std::vector<int> paused;
+    bool all = true;
+    for (int root : roots) {
+        // Work of theirs still running gets a few milliseconds to finish.
+        const auto tree = pauser_->pause_tree(root, std::chrono::milliseconds(20));
+        if (!tree) {
+            all = false;
+            break;
+        }
+        paused.insert(paused.end(), tree->begin(), tree->end());
+    }
+    if (!all) pauser_->resume(paused);
+    lock.lock();
+    pausing_ = false;
+    // A sharer let in meanwhile (after a timed run's patience) must be one
+    // whose processes are known, and it has started none yet.
+    for (const auto& [which, run] : inside_) {
+        if (run == owner || std::find(sharers.begin(), sharers.end(), run) != sharers.end()) continue;
+        const auto known = runs_.find(run);
+        if (run == nullptr || known == runs_.end() || !known->second.watched || known->second.starting > 0 ||
+            !known->second.roots.empty()) {
+            if (all) pauser_->resume(paused);
+            all = false;
+            break;
+        }
+    }
+    if (!all) {
+        alone_owner_ = nullptr;
+        changed_.notify_all();  // processes may start again
+        return false;
+    }
+    const auto now = std::chrono::steady_clock::now();
+    for (const void* run : sharers) {
+        const auto known = runs_.find(run);  // one that ended meanwhile is gone
+        if (known == runs_.end()) continue;
+        known->second.paused = true;
+        known->second.paused_since = now;
+    }
+    paused_pids_ = std::move(paused);
+    return true;
+}
+
+void gpu_gate::end_alone() {
+    alone_ = false;
+    alone_owner_ = nullptr;
+    if (pauser_) pauser_->resume(paused_pids_);  // about 0.3 ms each
+    paused_pids_.clear();
+    const auto now = std::chrono::steady_clock::now();
+    for (auto& [run, processes] : runs_)
+        if (processes.paused) {
+            processes.paused = false;
+            processes.paused_total += now - processes.paused_since;
+            paused_total_ += now - processes.paused_since;
+        }
 }
 
 void gpu_gate::leave_alone() {
     std::lock_guard lock(mutex_);
     account();
-    alone_ = false;
+    end_alone();
     close_span(gate_span::alone);
     changed_.notify_all();
 }
 
-gpu_gate::ticket gpu_gate::alone_to_shared(bool more_timed_to_come) {
+gpu_gate::ticket gpu_gate::alone_to_shared(bool more_timed_to_come, const void* owner) {
     std::lock_guard lock(mutex_);
     account();
-    alone_ = false;
+    end_alone();
     close_span(gate_span::alone);
-    const ticket mine = admit_sharer();
+    const ticket mine = admit_sharer(owner);
     if (more_timed_to_come) between_timed_[mine] = std::chrono::steady_clock::now();
     changed_.notify_all();  // other sharers may join
     return mine;
+}
+
+void gpu_gate::watch(const void* owner) {
+    std::lock_guard lock(mutex_);
+    runs_[owner].watched = true;
+}
+
+void gpu_gate::forget(const void* owner) {
+    std::lock_guard lock(mutex_);
+    const auto run = runs_.find(owner);
+    if (run == runs_.end()) return;
+    if (run->second.paused) paused_total_ += std::chrono::steady_clock::now() - run->second.paused_since;
+    runs_.erase(run);  // its processes stay in paused_pids_ until the alone run is done
+}
+
+void gpu_gate::process_starting(const void* owner) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] { return !((alone_ || pausing_) && alone_owner_ != owner); });
+    ++runs_[owner].starting;
+}
+
+void gpu_gate::process_started(const void* owner, int root) {
+    std::lock_guard lock(mutex_);
+    auto& run = runs_[owner];
+    --run.starting;
+    run.roots.push_back(root);
+    changed_.notify_all();
+}
+
+void gpu_gate::process_not_started(const void* owner) {
+    std::lock_guard lock(mutex_);
+    --runs_[owner].starting;
+    changed_.notify_all();
+}
+
+void gpu_gate::process_ended(const void* owner, int root) {
+    std::lock_guard lock(mutex_);
+    auto& roots = runs_[owner].roots;
+    roots.erase(std::remove(roots.begin(), roots.end(), root), roots.end());
+    changed_.notify_all();
+}
+
+std::chrono::steady_clock::duration gpu_gate::paused_for(const void* owner) const {
+    std::lock_guard lock(mutex_);
+    const auto run = runs_.find(owner);
+    if (run == runs_.end()) return {};
+    auto total = run->second.paused_total;
+    if (run->second.paused) total += std::chrono::steady_clock::now() - run->second.paused_since;
+    return total;
+}
+
+double gpu_gate::paused_seconds() const {
+    std::lock_guard lock(mutex_);
+    return paused_total_.count();
 }
 
 std::vector<gate_span> gpu_gate::spans() const {
@@ -151,11 +289,12 @@ double gpu_gate::held_up_seconds() const {
 }
 
 gpu_turn::gpu_turn(gpu_gate* gate, work_places* places) : gate_(gate), places_(places) {
-    if (gate_) ticket_ = gate_->enter_shared();
+    if (gate_) ticket_ = gate_->enter_shared(this);
 }
 
 gpu_turn::~gpu_turn() {
     if (!gate_) return;
+    gate_->forget(this);
     if (alone_) gate_->leave_alone();
     else gate_->leave_shared(ticket_);
 }
@@ -163,7 +302,7 @@ gpu_turn::~gpu_turn() {
 void gpu_turn::let_waiting_runs_in() {
     if (!gate_ || alone_) return;
     gate_->leave_shared(ticket_);
-    ticket_ = gate_->enter_shared();
+    ticket_ = gate_->enter_shared(this);
 }
 
 void gpu_turn::alone() {
@@ -172,15 +311,39 @@ void gpu_turn::alone() {
     // each hold a share the other waits for.
     gate_->leave_shared(ticket_);
     if (places_) places_->lend();
-    gate_->enter_alone();
+    gate_->enter_alone(this);
     if (places_) places_->take_back();
     alone_ = true;
 }
 
 void gpu_turn::shared_again(bool more_timed_to_come) {
     if (!gate_ || !alone_) return;
-    ticket_ = gate_->alone_to_shared(more_timed_to_come);
+    ticket_ = gate_->alone_to_shared(more_timed_to_come, this);
     alone_ = false;
+}
+
+void gpu_turn::watch_processes() {
+    if (gate_) gate_->watch(this);
+}
+
+std::chrono::steady_clock::duration gpu_turn::paused_for() const {
+    return gate_ ? gate_->paused_for(this) : std::chrono::steady_clock::duration{};
+}
+
+gpu_turn::process_slot::process_slot(gpu_turn* turn) : turn_(turn && turn->gate_ ? turn : nullptr) {
+    if (turn_) turn_->gate_->process_starting(turn_);
+}
+
+void gpu_turn::process_slot::started(int root) {
+    if (!turn_ || root_ >= 0) return;
+    root_ = root;
+    turn_->gate_->process_started(turn_, root);
+}
+
+gpu_turn::process_slot::~process_slot() {
+    if (!turn_) return;
+    if (root_ >= 0) turn_->gate_->process_ended(turn_, root_);
+    else turn_->gate_->process_not_started(turn_);
 }
 
 }  // namespace grader

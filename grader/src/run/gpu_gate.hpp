@@ -13,6 +13,14 @@
 // Nsight Compute) holds new sharers back the same way, or a flood of them
 // would go in during that second and it would wait for each to finish (on
 // an H200, lesson07's runs waited 11-24 s between their profiled tests).
+// Where the driver can pause a process's GPU work (gpu_pause.hpp), a timed
+// run does not wait for the sharers to leave: it pauses the processes of
+// every sharer that lets it (gpu_turn::watch_processes), for as long as its
+// timed test runs, and their CPU work goes on meanwhile. A sharer that cannot
+// be paused now (a kernel still running, a program not yet using CUDA, a run
+// under compute-sanitizer) is waited for as before, and no sharer starts a
+// process while another run is alone. A paused run's time limits are
+// extended by the time it was paused.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
@@ -26,6 +34,7 @@
 #include <thread>
 #include <vector>
 
+#include "run/gpu_pause.hpp"
 #include "run/work_places.hpp"
 
 namespace grader {
@@ -42,21 +51,39 @@ class gpu_gate {
 public:
     using ticket = std::uint64_t;  // a sharer's place in the order of arrival
 
-    explicit gpu_gate(std::chrono::milliseconds patience = default_patience) : patience_(patience) {}
+    // `pauser`: how sharers are paused (null: never; they are waited for).
+    explicit gpu_gate(std::chrono::milliseconds patience = default_patience, const process_pauser* pauser = nullptr)
+        : patience_(patience), pauser_(pauser) {}
     // Longer than one run's correctness tests usually hold the GPU.
     static constexpr std::chrono::milliseconds default_patience{5000};
 
-    ticket enter_shared();
+    // `owner` (a gpu_turn) names the run, whose processes watch() lists.
+    ticket enter_shared(const void* owner = nullptr);
     void leave_shared(ticket which);
-    void enter_alone();
+    void enter_alone(const void* owner = nullptr);
     void leave_alone();
+
+    // The run `owner` registers every process it starts from now on, so it
+    // may be paused (it never is otherwise).
+    void watch(const void* owner);
+    void forget(const void* owner);  // the run has ended
+    // Before `owner` starts a process: waits while another run is alone or
+    // being made alone. Then process_started or process_not_started.
+    void process_starting(const void* owner);
+    void process_started(const void* owner, int root);
+    void process_not_started(const void* owner);
+    void process_ended(const void* owner, int root);
+    // How long `owner`'s processes have been paused, in all.
+    std::chrono::steady_clock::duration paused_for(const void* owner) const;
+    // Seconds, over every run so far, that sharers were paused.
+    double paused_seconds() const;
     // From alone to sharing at once, with no other run in between: the
     // judge's check of a timed test may still be using the GPU. With
     // `more_timed_to_come` (the run has another timed test next, once its
     // process has started), new sharers wait as they would for a waiting
     // timed run, for up to the patience: otherwise they all go in during
     // that second, and the run waits for every one of them to finish.
-    ticket alone_to_shared(bool more_timed_to_come = false);
+    ticket alone_to_shared(bool more_timed_to_come = false, const void* owner = nullptr);
 
     // Seconds, over every run so far, that the GPU was...
     double alone_seconds() const;    // held alone
@@ -72,14 +99,18 @@ private:
     bool may_share(std::chrono::steady_clock::time_point now) const;
     // When the last patience of a sharer between timed tests runs out; none: none is (mutex held).
     std::optional<std::chrono::steady_clock::time_point> between_timed_ends() const;
-    ticket admit_sharer();         // one more inside, sharing (mutex held)
+    ticket admit_sharer(const void* owner);  // one more inside, sharing (mutex held)
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
+    // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
+    // released while the driver works); true once they all are.
+    bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);
+    void end_alone();  // the paused sharers go on (mutex held)
     void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
     void close_span(gate_span::kind_t kind);  // this thread's open one of this kind (mutex held)
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;
-    std::set<ticket> inside_;  // the sharers' tickets: one per run inside, sharing
+    std::map<ticket, const void*> inside_;  // the sharers' tickets, one per run inside, and their runs
     int waiting_alone_ = 0;    // runs waiting to be alone: new sharers wait behind them
     // Sharers between two timed tests of theirs, and since when: new sharers
     // wait behind them too, for up to the patience.
@@ -95,6 +126,22 @@ private:
     mutable std::chrono::steady_clock::time_point last_change_ = std::chrono::steady_clock::now();
     mutable std::chrono::duration<double> alone_total_{0}, shared_total_{0}, held_up_total_{0};
     std::vector<gate_span> spans_;
+
+    // Pausing sharers.
+    const process_pauser* pauser_;
+    struct run_processes {
+        bool watched = false;
+        int starting = 0;          // processes being started, not yet registered
+        std::vector<int> roots;    // the children the run started, still running
+        bool paused = false;
+        std::chrono::steady_clock::time_point paused_since;
+        std::chrono::steady_clock::duration paused_total{};
+    };
+    std::map<const void*, run_processes> runs_;
+    const void* alone_owner_ = nullptr;  // the run alone, or being made alone
+    bool pausing_ = false;               // the driver is pausing sharers (mutex released)
+    std::vector<int> paused_pids_;       // resumed when the alone run is done
+    mutable std::chrono::duration<double> paused_total_{0};
 };
 
 // A graded run's place at the gate: shared from construction, alone from
@@ -118,6 +165,26 @@ public:
     // long stretches of shared work (the sanitizer's reruns), so that one
     // run's explanations do not hold up every other run's timed tests.
     void let_waiting_runs_in();
+
+    // Every process this run starts is registered (process_slot), so that a
+    // timed run may pause it rather than wait for this run to leave.
+    void watch_processes();
+    // How long this run's processes have been paused so far (their time
+    // limits are extended by it).
+    std::chrono::steady_clock::duration paused_for() const;
+
+    // One process of the run, from just before it starts to its end.
+    class process_slot {
+    public:
+        explicit process_slot(gpu_turn* turn);  // null: nothing to do
+        ~process_slot();
+        process_slot(const process_slot&) = delete;
+        process_slot& operator=(const process_slot&) = delete;
+        void started(int root);
+    private:
+        gpu_turn* turn_;
+        int root_ = -1;
+    };
 
 private:
     gpu_gate* gate_;

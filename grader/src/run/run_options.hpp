@@ -44,6 +44,10 @@ struct run_options {
     // Where set (`grader batch`), the run holds one of its GPU's places to
     // work, and lends it while it waits for the GPU alone (work_places.hpp).
     work_places* places = nullptr;
+    // Set by the runner for its own processes: the run's turn at the gate,
+    // which each process it starts is registered with (so that a timed run
+    // may pause it) and whose paused time extends the tests' time limits.
+    gpu_turn* turn = nullptr;
     // The GPU the run is graded on, as its PCI bus id ("00000000:19:00.0"):
     // a test stopped at its time limit is explained from how busy it was
     // (time_limit.hpp). Empty without a GPU.

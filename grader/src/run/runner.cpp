@@ -89,7 +89,7 @@ run_options with_gpu_recorder(run_options options) {
 }  // namespace
 
 graded_run judge_graded_tests(const run_options& given) {
-    const run_options options = with_gpu_recorder(given);
+    run_options options = with_gpu_recorder(given);
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     graded_run run;
@@ -97,8 +97,12 @@ graded_run judge_graded_tests(const run_options& given) {
         const step_timings::measure timed(options.timings, "listing the graded tests (the judge's program)");
         return list_graded_tests(options.judge_program, options.log_dir);
     }();
-    // Shared now; alone while each timed test runs.
+    // Shared now; alone while each timed test runs. Every process of the
+    // run is registered with the turn, so that other runs' timed tests may
+    // pause them rather than wait for this run to end.
     gpu_turn turn(options.gate, options.places);
+    turn.watch_processes();
+    options.turn = &turn;
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())
             continue;

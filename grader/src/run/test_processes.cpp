@@ -67,6 +67,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
         spawned_ = clock::now();
+        gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
         child_process child({command(argv),
                              env,
                              log,
@@ -77,6 +78,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
                              untrusted ? options_.max_data_bytes : 0,
                              untrusted ? options_.max_processes : 0,
                              kept_output_bytes});
+        slot.started(child.pid());
         const bool again = run_one_process(child, log, remaining, results, {first, second});
         ignored_ += child.dropped_lines();
         if (!again) break;
@@ -114,8 +116,10 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
     bool progressed = false;
     std::size_t phase = 0;
     // The limit per test runs from the test's start (or the process's),
-    // and only events the grader takes restart it.
+    // and only events the grader takes restart it. Time the process spent
+    // paused by another run's timed test (gpu_gate.hpp) does not count.
     auto deadline = clock::now() + limit_;
+    auto paused_counted = options_.turn ? options_.turn->paused_for() : clock::duration{};
     // `--timings`: the process's start-up, each test, and its exit.
     auto last_mark = spawned_;
     std::string waited_for = "start-up";
@@ -178,6 +182,14 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
                 return false;
             }
             return true;
+        }
+        if (options_.turn) {
+            const auto paused = options_.turn->paused_for();
+            if (paused > paused_counted) {
+                deadline += paused - paused_counted;
+                paused_counted = paused;
+                continue;
+            }
         }
         // The deadline passed. How busy the GPU was is read before the kill,
         // which would end any kernel of the program's.

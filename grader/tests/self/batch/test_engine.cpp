@@ -7,6 +7,9 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
 #include <thread>
 
 #include "batch/engine.hpp"
@@ -16,6 +19,7 @@
 #include "checkout/manifest.hpp"
 #include "course/cpus.hpp"
 #include "run/gpu_gate.hpp"
+#include "run/gpu_pause.hpp"
 #include "run/work_places.hpp"
 
 namespace grader {
@@ -285,6 +289,103 @@ TEST(ExplanationQueue, ExplainersWaitForWorkAndGradersForRoom) {
     queue.close();
     explainer.join();
     EXPECT_EQ(explained, 9) << "closing lost what was waiting";
+}
+
+// Stands in for the driver's checkpoint lock (gpu_pause.hpp, tested on the
+// GPU by GpuPause.*): notes what it was asked, and pauses a tree unless told
+// that it cannot.
+class noting_pauser final : public process_pauser {
+public:
+    std::optional<std::vector<int>> pause_tree(int root, std::chrono::milliseconds) const override {
+        std::lock_guard lock(mutex_);
+        if (refuse) return std::nullopt;
+        paused.push_back(root);
+        return std::vector<int>{root};
+    }
+    void resume(const std::vector<int>& pids) const override {
+        std::lock_guard lock(mutex_);
+        resumed.insert(resumed.end(), pids.begin(), pids.end());
+    }
+    std::atomic<bool> refuse{false};
+    mutable std::vector<int> paused, resumed;
+    mutable std::mutex mutex_;
+};
+
+TEST(GpuGate, ATimedRunPausesTheSharersProcessesInsteadOfWaitingForThemToLeave) {
+    noting_pauser pauser;
+    gpu_gate gate(gpu_gate::default_patience, &pauser);
+    gpu_turn sharer(&gate);
+    sharer.watch_processes();
+    std::optional<gpu_turn::process_slot> process(&sharer);
+    process->started(4242);
+    std::atomic<bool> alone{false}, done{false};
+    std::thread timed([&] {
+        gpu_turn turn(&gate);
+        turn.alone();
+        alone = true;
+        std::this_thread::sleep_for(40ms);
+        EXPECT_GE(sharer.paused_for(), 30ms) << "the sharer's time limits must not count the pause";
+        turn.shared_again();
+        done = true;
+    });
+    timed.join();  // the sharer never left
+    EXPECT_TRUE(alone && done);
+    EXPECT_EQ(pauser.paused, std::vector<int>{4242});
+    EXPECT_EQ(pauser.resumed, std::vector<int>{4242}) << "the sharer must go on once the timed test is done";
+    EXPECT_GE(gate.paused_seconds(), 0.035);
+    process.reset();
+}
+
+TEST(GpuGate, ASharerThatCannotBePausedOrIsNotWatchedIsWaitedFor) {
+    noting_pauser pauser;
+    pauser.refuse = true;  // a kernel still running, or a run under compute-sanitizer
+    gpu_gate gate(gpu_gate::default_patience, &pauser);
+    for (bool watched : {true, false}) {
+        auto sharer = std::make_unique<gpu_turn>(&gate);
+        std::optional<gpu_turn::process_slot> process;
+        if (watched) {
+            sharer->watch_processes();
+            process.emplace(sharer.get());
+            process->started(4242);
+        }
+        std::atomic<bool> alone{false};
+        std::thread timed([&] {
+            gpu_turn turn(&gate);
+            turn.alone();
+            alone = true;
+        });
+        std::this_thread::sleep_for(80ms);
+        EXPECT_FALSE(alone) << (watched ? "a sharer the driver could not pause" : "a sharer whose processes are not known")
+                            << " was not waited for";
+        process.reset();
+        sharer.reset();
+        timed.join();
+        EXPECT_TRUE(alone);
+    }
+    EXPECT_TRUE(pauser.resumed.empty());
+}
+
+TEST(GpuGate, NoSharerStartsAProcessWhileAnotherRunIsAlone) {
+    noting_pauser pauser;
+    gpu_gate gate(gpu_gate::default_patience, &pauser);
+    gpu_turn sharer(&gate);
+    sharer.watch_processes();
+    gpu_turn timed(&gate);
+    timed.alone();  // nothing to pause: the sharer has no process yet
+    std::atomic<bool> started{false};
+    std::thread starting([&] {
+        gpu_turn::process_slot process(&sharer);
+        started = true;
+        process.started(99);
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(started) << "a sharer's process started while a timed test had the GPU alone";
+    {
+        gpu_turn::process_slot own(&timed);  // the run that is alone starts its own at once
+    }
+    timed.shared_again();
+    starting.join();
+    EXPECT_TRUE(started);
 }
 
 TEST(GpuGate, CountsTheTimeHeldAlone) {

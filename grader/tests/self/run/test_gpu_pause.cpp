@@ -1,0 +1,116 @@
+// The driver's pause of another process's GPU work (gpu_pause.hpp), on a
+// real GPU: what `grader batch` relies on when a timed test pauses the
+// submissions sharing its GPU. Skips where there is no GPU.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "course/device_info.hpp"
+#include "run/gpu_pause.hpp"
+
+extern char** environ;
+
+namespace grader {
+namespace {
+
+using namespace std::chrono_literals;
+
+// gpu_busy_program in a process of its own, its counts read as it prints them.
+class busy_program {
+public:
+    explicit busy_program(std::vector<std::string> argv) {
+        int out[2];
+        if (pipe(out) != 0) throw std::runtime_error("pipe");
+        posix_spawn_file_actions_t actions;
+        posix_spawn_file_actions_init(&actions);
+        posix_spawn_file_actions_adddup2(&actions, out[1], 1);
+        posix_spawn_file_actions_addclose(&actions, out[0]);
+        std::vector<char*> args;
+        for (auto& a : argv) args.push_back(a.data());
+        args.push_back(nullptr);
+        const int spawned = posix_spawn(&pid_, args[0], &actions, nullptr, args.data(), environ);
+        posix_spawn_file_actions_destroy(&actions);
+        close(out[1]);
+        if (spawned != 0) throw std::runtime_error("cannot start " + argv[0]);
+        reader_ = std::thread([this, fd = out[0]] {
+            FILE* in = fdopen(fd, "r");
+            long gpu = 0, cpu = 0;
+            while (std::fscanf(in, "gpu %ld cpu %ld\n", &gpu, &cpu) == 2) {
+                kernels_ = gpu;
+                rounds_ = cpu;
+            }
+            std::fclose(in);
+        });
+    }
+    ~busy_program() {
+        kill(pid_, SIGKILL);
+        waitpid(pid_, nullptr, 0);
+        reader_.join();
+    }
+    int pid() const { return pid_; }
+    long kernels() const { return kernels_; }
+    long rounds() const { return rounds_; }
+    bool wait_for_kernels(long count) const {
+        for (auto until = std::chrono::steady_clock::now() + 10s; std::chrono::steady_clock::now() < until;) {
+            if (kernels_ >= count) return true;
+            std::this_thread::sleep_for(5ms);
+        }
+        return false;
+    }
+
+private:
+    pid_t pid_ = -1;
+    std::atomic<long> kernels_{0}, rounds_{0};
+    std::thread reader_;
+};
+
+TEST(GpuPause, APausedProgramRunsNoKernelButKeepsItsCpuWorkGoing) {
+    if (!course::has_device()) GTEST_SKIP() << "no GPU here";
+    const process_pauser* pauser = driver_pauser();
+    ASSERT_NE(pauser, nullptr) << "this GPU's driver has no checkpoint interface (driver 570 or newer has)";
+    busy_program program({GPU_BUSY_PROGRAM});
+    ASSERT_TRUE(program.wait_for_kernels(20)) << "the program ran no kernels";
+    const auto paused = pauser->pause_tree(program.pid(), 1000ms);
+    ASSERT_TRUE(paused.has_value()) << "the driver did not pause a program running 1 ms kernels";
+    EXPECT_EQ(*paused, std::vector<int>{program.pid()});
+    std::this_thread::sleep_for(30ms);  // the last count printed before the pause comes through
+    const long kernels = program.kernels(), rounds = program.rounds();
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(program.kernels(), kernels) << "kernels ran while the program was paused";
+    EXPECT_GT(program.rounds(), rounds + 10) << "the program's CPU work stopped while its GPU work was paused";
+    pauser->resume(*paused);
+    EXPECT_TRUE(program.wait_for_kernels(kernels + 20)) << "the program did not go on once resumed";
+}
+
+TEST(GpuPause, AKernelStillRunningOrAProgramNotYetUsingCudaIsNotPaused) {
+    if (!course::has_device()) GTEST_SKIP() << "no GPU here";
+    const process_pauser* pauser = driver_pauser();
+    ASSERT_NE(pauser, nullptr) << "this GPU's driver has no checkpoint interface (driver 570 or newer has)";
+    {
+        busy_program program({GPU_BUSY_PROGRAM, "3000"});  // its first kernel runs 3 s
+        std::this_thread::sleep_for(1000ms);
+        const auto start = std::chrono::steady_clock::now();
+        EXPECT_FALSE(pauser->pause_tree(program.pid(), 50ms).has_value()) << "paused while its kernel still ran";
+        EXPECT_LT(std::chrono::steady_clock::now() - start, 1000ms) << "the pause waited past its 50 ms";
+        EXPECT_TRUE(program.wait_for_kernels(5)) << "a pause that failed left the program stuck";
+    }
+    {
+        busy_program not_cuda({"/bin/sleep", "5"});
+        std::this_thread::sleep_for(100ms);
+        EXPECT_FALSE(pauser->pause_tree(not_cuda.pid(), 50ms).has_value())
+            << "a program that may still start to use CUDA counted as paused";
+    }
+}
+
+}  // namespace
+}  // namespace grader
