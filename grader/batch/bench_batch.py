@@ -79,8 +79,8 @@ def main():
     ap.add_argument("--seed", type=int, default=4242)
     ap.add_argument("--timeout", type=int, default=15, help="seconds a test may run, both ways (grader verify's 15)")
     ap.add_argument("--per-gpu", type=int, help="grader batch --per-gpu")
-    ap.add_argument("--no-pause", action="store_true",
-                    help="grader batch --no-pause: timed tests wait for the sharers to leave instead of pausing them")
+    ap.add_argument("--pause", action="store_true",
+                    help="grader batch --pause: timed tests pause the sharers' GPU work instead of waiting for them")
     ap.add_argument("--jobs", type=int, help="grader batch --jobs (builders)")
     ap.add_argument("--skip-loop", action="store_true", help="only the batch (its figures, no comparison)")
     args = ap.parse_args()
@@ -110,7 +110,7 @@ def main():
     batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
                  "--seed", str(args.seed), "--force", "--no-build", "--timeout", str(args.timeout)]
                 + (["--per-gpu", str(args.per_gpu)] if args.per_gpu else [])
-                + (["--no-pause"] if args.no_pause else [])
+                + (["--pause"] if args.pause else [])
                 + (["--jobs", str(args.jobs)] if args.jobs else []))
     batch_s = time.monotonic() - t0
     stop_sampling.set()
@@ -214,7 +214,7 @@ def main():
              f"{sec['gpu_held_up']:.1f} s), idle {max(0.0, batch_s - sec['gpu_alone'] - sec['gpu_shared']):.1f} s; "
              f"explaining failures {sec['evidence_summed']:.0f} s summed; "
              + (f"sharers paused while timed tests ran: {sec.get('paused', 0.0):.1f} s summed over them"
-                if summary.get("sharers_paused_by_timed_tests") else "sharers never paused (--no-pause, or no driver 570+)")
+                if summary.get("sharers_paused_by_timed_tests") else "sharers never paused (no --pause, or no driver 570+)")
              + (f"; nvidia-smi: GPU busy {mean_busy:.0f}% of the time on average" if mean_busy is not None else "")]
     if sharers_busy is not None:
         lines.append(f"  floor: the timed tests' {sec['gpu_alone']:.1f} s alone + about {sharers_busy:.1f} s of the sharers' "

@@ -56,7 +56,7 @@ struct engine_settings {
     int graders_per_gpu = 2;           // submissions graded at once on each GPU
     // A timed test pauses the sharers' GPU work rather than wait for them to
     // leave, where the driver can (gpu_pause.hpp); false: it always waits.
-    bool pause_sharers = true;
+    bool pause_sharers = false;
     std::vector<gpu_slot> gpus;        // empty: one grader without a GPU (GPU tests are skipped)
     fs::path scratch_root;             // one folder per submission in here, removed once graded
     bool keep_scratch = false;         // leave them (to look at a build)

@@ -30,7 +30,7 @@ struct batch_args {
     bool force = false;                           // regrade what is already graded
     int jobs = 0;                                 // submissions built at once; 0: half the CPUs
     int per_gpu = 0;                              // submissions graded at once on each GPU; 0: from the CPUs (graders_for)
-    bool pause_sharers = true;                    // --no-pause: timed tests wait for sharers to leave
+    bool pause_sharers = false;                   // --pause: timed tests pause the sharers instead of waiting for them
     std::optional<unsigned long long> seed;
     int timeout_s = 60;                           // per test
     int build_timeout_s = 300;                    // per submission

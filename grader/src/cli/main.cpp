@@ -181,9 +181,9 @@ int main(int argc, char** argv) {
                           "submissions graded at once on each GPU (timed tests still run alone; default: a third of "
                           "this process's CPUs per GPU, from 2 to 5)")
         ->check(CLI::Range(1, 64));
-    batch_cmd->add_flag("!--no-pause", batch.pause_sharers,
-                        "a timed test waits for the submissions sharing its GPU to finish, instead of pausing their GPU "
-                        "work while it runs (which needs driver 570 or newer)");
+    batch_cmd->add_flag("--pause", batch.pause_sharers,
+                        "a timed test pauses the GPU work of the submissions sharing its GPU while it runs (the "
+                        "driver's checkpoint lock, driver 570 or newer), instead of waiting for them to finish");
     batch_cmd->add_option("--seed", batch.seed, "seed for the random inputs (the same for every submission)");
     batch_cmd->add_option("--timeout", batch.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600))
         ->capture_default_str();
