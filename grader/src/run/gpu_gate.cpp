@@ -131,6 +131,11 @@ bool gpu_gate::pause_sharers(const void* owner, std::unique_lock<std::mutex>& lo
     }
     std::vector<int> roots;
     for (const void* run : sharers) roots.insert(roots.end(), runs_[run].roots.begin(), runs_[run].roots.end());
+    // The tree the driver refused last time first: while it still cannot be
+    // paused (a long compute-sanitizer rerun), the attempt ends there,
+    // without locking and unlocking every other sharer each time.
+    if (const auto refused = std::find(roots.begin(), roots.end(), last_refused_root_); refused != roots.end())
+        std::rotate(roots.begin(), refused, refused + 1);
     // No process starts meanwhile (process_starting waits), and sharers that
     // leave only take processes away.
     pausing_ = true;
@@ -143,6 +148,7 @@ bool gpu_gate::pause_sharers(const void* owner, std::unique_lock<std::mutex>& lo
         const auto tree = pauser_->pause_tree(root, std::chrono::milliseconds(20));
         if (!tree) {
             all = false;
+            last_refused_root_ = root;  // written with the mutex released: only the one pausing (pausing_) writes it
             break;
         }
         paused.insert(paused.end(), tree->begin(), tree->end());

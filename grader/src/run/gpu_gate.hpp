@@ -141,6 +141,7 @@ private:
     const void* alone_owner_ = nullptr;  // the run alone, or being made alone
     bool pausing_ = false;               // the driver is pausing sharers (mutex released)
     std::vector<int> paused_pids_;       // resumed when the alone run is done
+    int last_refused_root_ = -1;         // the process tree the driver last could not pause
     mutable std::chrono::duration<double> paused_total_{0};
 };
 
