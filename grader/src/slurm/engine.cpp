@@ -68,6 +68,7 @@ std::vector<std::string> task_command(const batch_class& klass, const batch_args
     // Unless asked, each task's grader picks from the CPUs Slurm gave it.
     if (args.per_gpu > 0) command.insert(command.end(), {"--per-gpu", std::to_string(args.per_gpu)});
     if (args.force) command.push_back("--force");
+    if (args.pause_sharers) command.push_back("--pause");
     return command;
 }
 
