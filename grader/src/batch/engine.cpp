@@ -324,7 +324,8 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     for (std::size_t g = 0; g < slots; ++g)
         waiting.push_back(std::make_unique<explanations_waiting>(
             explanations_waiting_per_grader * std::max(1, settings.graders_per_gpu),
-            [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); }));
+            [](const judged_submission& j) { return j.grading.explaining_needs_the_gpu_alone(); },
+            [](const judged_submission& j) { return j.grading.explaining_cost(); }));
     std::vector<std::thread> threads;
     for (int b = 0; b < std::max(1, settings.builders); ++b) threads.emplace_back(builder);
     const int threads_per_place = lend ? threads_per_work_place : 1;

@@ -15,8 +15,12 @@
 //
 // Those for which `goes_first` is true are taken first (those with a profile
 // to take, with the GPU alone: no profile should wait behind another
-// submission's long sanitizer reruns). put() waits while `capacity` wait
-// (each keeps its scratch folder on disk until it is explained).
+// submission's long sanitizer reruns); then the one of the highest `cost`,
+// the first to come among equals. Longest first: on an H200, a lesson07
+// class ended with one submission's racecheck reruns, 20 to 30 s with the
+// GPU to themselves, which had waited 30 s in this queue behind cheaper
+// ones. put() waits while `capacity` wait (each keeps its scratch folder on
+// disk until it is explained).
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
@@ -31,8 +35,9 @@ namespace grader {
 template <typename Item>
 class explanation_queue {
 public:
-    explanation_queue(std::size_t capacity, std::function<bool(const Item&)> goes_first)
-        : capacity_(capacity), goes_first_(std::move(goes_first)) {}
+    explanation_queue(std::size_t capacity, std::function<bool(const Item&)> goes_first,
+                      std::function<double(const Item&)> cost = {})
+        : capacity_(capacity), goes_first_(std::move(goes_first)), cost_(std::move(cost)) {}
 
     // Adds one, once fewer than `capacity` wait.
     void put(Item item) {
@@ -47,8 +52,13 @@ public:
         std::unique_lock lock(mutex_);
         ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
         if (queue_.empty()) return std::nullopt;
-        const auto first = std::find_if(queue_.begin(), queue_.end(), goes_first_);
-        const auto which = first != queue_.end() ? first : queue_.begin();
+        auto which = std::find_if(queue_.begin(), queue_.end(), goes_first_);
+        if (which == queue_.end()) {
+            which = queue_.begin();
+            if (cost_)
+                for (auto it = queue_.begin(); it != queue_.end(); ++it)
+                    if (cost_(*it) > cost_(*which)) which = it;
+        }
         Item taken = std::move(*which);
         queue_.erase(which);
         room_.notify_one();
@@ -65,6 +75,7 @@ public:
 private:
     std::size_t capacity_;
     std::function<bool(const Item&)> goes_first_;
+    std::function<double(const Item&)> cost_;
     std::mutex mutex_;
     std::condition_variable ready_, room_;
     std::deque<Item> queue_;

@@ -4,6 +4,7 @@
 // changes here.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include "course/testing/evidence.hpp"
@@ -125,6 +126,15 @@ bool has_failures_to_explain(const run_options& options, const graded_run& run) 
     const bool sanitizes = (options.sanitize_failures || options.sanitize_every_test) &&
                            !tests_to_sanitize(run.tests, options.sanitize_every_test).empty();
     return sanitizes || explaining_needs_the_gpu_alone(options, run);
+}
+
+double explaining_cost(const run_options& options, const graded_run& run) {
+    if (!options.sanitize_failures && !options.sanitize_every_test) return 0;
+    const auto rerun = tests_to_sanitize(run.tests, options.sanitize_every_test);
+    double ms = 0;
+    for (const auto& t : run.tests)
+        if (std::find(rerun.begin(), rerun.end(), t.id) != rerun.end()) ms += t.ms;
+    return ms / 1000;
 }
 
 void explain_failures(const run_options& options, graded_run& run) {

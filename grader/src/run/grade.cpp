@@ -119,6 +119,8 @@ void program_grading::judge() {
 
 bool program_grading::has_failures_to_explain() const { return grader::has_failures_to_explain(run_, graded_); }
 
+double program_grading::explaining_cost() const { return grader::explaining_cost(run_, graded_); }
+
 bool program_grading::explaining_needs_the_gpu_alone() const {
     return grader::explaining_needs_the_gpu_alone(run_, graded_);
 }

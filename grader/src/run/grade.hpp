@@ -72,6 +72,7 @@ public:
     void judge();                           // the verdicts
     bool has_failures_to_explain() const;   // whether explain() would rerun anything
     bool explaining_needs_the_gpu_alone() const;  // whether it would profile
+    double explaining_cost() const;         // runner.hpp: the costliest are explained first
     // Messages and notes; no verdict changes. `places`: where the explaining
     // lends its place while a profile waits for the GPU alone (the batch's
     // explainers have places of their own); null: the judging's.

@@ -54,5 +54,10 @@ bool has_failures_to_explain(const run_options& options, const graded_run& run);
 // Whether it would profile (Nsight Compute, with the GPU alone): a batch
 // explains these first, before the reruns that only share the GPU.
 bool explaining_needs_the_gpu_alone(const run_options& options, const graded_run& run);
+// About how long its sanitizer reruns would take, in the tests' own seconds:
+// the judged time of each test it would rerun (a rerun is that test slowed
+// 10 to 100 times by the tool). A batch explains the costliest first, so that
+// the longest reruns do not start last and end the batch alone.
+double explaining_cost(const run_options& options, const graded_run& run);
 
 }  // namespace grader

@@ -273,6 +273,18 @@ TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
     EXPECT_EQ(taken, (std::vector<int>{4, 6, 1, 3, 5}));
 }
 
+// After the profiles, the costliest first (its cost here: the number
+// itself), so that the longest reruns do not end the batch alone; equals in
+// the order judged.
+TEST(ExplanationQueue, ProfilesFirstThenTheCostliestFirst) {
+    explanation_queue<int> queue(8, [](int n) { return n % 2 == 0; }, [](int n) { return n % 10; });
+    for (int n : {11, 3, 4, 25, 6, 13, 7}) queue.put(n);
+    queue.close();
+    std::vector<int> taken;
+    while (auto n = queue.take()) taken.push_back(*n);
+    EXPECT_EQ(taken, (std::vector<int>{4, 6, 7, 25, 3, 13, 11}));
+}
+
 // Explainers wait for work until the graders are done; a grader waits for
 // room when too many wait (each keeps its scratch folder on disk).
 TEST(ExplanationQueue, ExplainersWaitForWorkAndGradersForRoom) {
