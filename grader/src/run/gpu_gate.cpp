@@ -46,9 +46,9 @@ std::optional<std::chrono::steady_clock::time_point> gpu_gate::between_timed_end
     return last;
 }
 
-bool gpu_gate::may_share(std::chrono::steady_clock::time_point now) const {
+bool gpu_gate::may_share(std::chrono::steady_clock::time_point now, bool pausable) const {
     if (alone_) return false;
-    if (const auto ends = between_timed_ends(); ends && now < *ends) return false;
+    if (const auto ends = between_timed_ends(); ends && now < *ends && !pausable) return false;
     if (waiting_alone_ == 0) return true;
     // A timed run waits: behind it, unless it has waited its patience out
     // and a sharer that was in before it is still in.
@@ -58,7 +58,9 @@ bool gpu_gate::may_share(std::chrono::steady_clock::time_point now) const {
 gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued);
-    for (auto now = std::chrono::steady_clock::now(); !may_share(now); now = std::chrono::steady_clock::now()) {
+    const auto known = runs_.find(owner);
+    const bool pausable = pauser_ && owner && known != runs_.end() && known->second.watched;
+    for (auto now = std::chrono::steady_clock::now(); !may_share(now, pausable); now = std::chrono::steady_clock::now()) {
         // Woken by any change, and when a patience runs out.
         auto wake = std::chrono::steady_clock::time_point::max();
         if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
@@ -232,6 +234,9 @@ void gpu_gate::forget(const void* owner) {
 
 void gpu_gate::process_starting(const void* owner) {
     std::unique_lock lock(mutex_);
+    // Not while a timed run waits as well: a run's judge may wait for its
+    // program's first claim before it first uses CUDA, which no pause can
+    // wait out, so a program held back here could hold the timed run forever.
     changed_.wait(lock, [&] { return !((alone_ || pausing_) && alone_owner_ != owner); });
     ++runs_[owner].starting;
 }
@@ -294,8 +299,10 @@ double gpu_gate::held_up_seconds() const {
     return held_up_total_.count();
 }
 
-gpu_turn::gpu_turn(gpu_gate* gate, work_places* places) : gate_(gate), places_(places) {
-    if (gate_) ticket_ = gate_->enter_shared(this);
+gpu_turn::gpu_turn(gpu_gate* gate, work_places* places, bool watch_processes) : gate_(gate), places_(places) {
+    if (!gate_) return;
+    if (watch_processes) gate_->watch(this);
+    ticket_ = gate_->enter_shared(this);
 }
 
 gpu_turn::~gpu_turn() {

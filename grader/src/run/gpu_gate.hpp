@@ -96,7 +96,10 @@ public:
 private:
     void account() const;  // adds the time since the last change to what the gate was doing then (mutex held)
     // Whether a new sharer may go in now (mutex held).
-    bool may_share(std::chrono::steady_clock::time_point now) const;
+    // `pausable`: the run's processes are watched and the gate can pause
+    // them, so the hold between another run's timed tests does not apply:
+    // that run pauses it rather than wait for it.
+    bool may_share(std::chrono::steady_clock::time_point now, bool pausable) const;
     // When the last patience of a sharer between timed tests runs out; none: none is (mutex held).
     std::optional<std::chrono::steady_clock::time_point> between_timed_ends() const;
     ticket admit_sharer(const void* owner);  // one more inside, sharing (mutex held)
@@ -152,7 +155,8 @@ private:
 // work while it waits to be alone (work_places.hpp).
 class gpu_turn {
 public:
-    explicit gpu_turn(gpu_gate* gate, work_places* places = nullptr);
+    // `watch_processes`: as watch_processes(), from before the run enters.
+    explicit gpu_turn(gpu_gate* gate, work_places* places = nullptr, bool watch_processes = false);
     ~gpu_turn();
     gpu_turn(const gpu_turn&) = delete;
     gpu_turn& operator=(const gpu_turn&) = delete;

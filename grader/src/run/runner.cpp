@@ -100,8 +100,7 @@ graded_run judge_graded_tests(const run_options& given) {
     // Shared now; alone while each timed test runs. Every process of the
     // run is registered with the turn, so that other runs' timed tests may
     // pause them rather than wait for this run to end.
-    gpu_turn turn(options.gate, options.places);
-    turn.watch_processes();
+    gpu_turn turn(options.gate, options.places, /*watch_processes=*/true);
     options.turn = &turn;
     for (const auto& t : listed) {
         if (!options.only.empty() && std::find(options.only.begin(), options.only.end(), t.id) == options.only.end())

@@ -400,6 +400,34 @@ TEST(GpuGate, NoSharerStartsAProcessWhileAnotherRunIsAlone) {
     EXPECT_TRUE(started);
 }
 
+// Where the gate can pause them, sharers whose processes it knows go in
+// between two timed tests of a run (it pauses them for its next one); the
+// others (the explainers' reruns under compute-sanitizer) still wait.
+TEST(GpuGate, BetweenTwoTimedTestsOfARunSharersThatCanBePausedGoInAtOnce) {
+    noting_pauser pauser;
+    gpu_gate gate(2s, &pauser);
+    gpu_turn run(&gate);
+    run.alone();
+    run.shared_again(true);  // another timed test comes
+    std::atomic<bool> watched_in{false}, unwatched_in{false};
+    std::thread watched([&] {
+        gpu_turn turn(&gate, nullptr, /*watch_processes=*/true);
+        watched_in = true;
+    });
+    std::thread unwatched([&] {
+        gpu_turn turn(&gate);
+        unwatched_in = true;
+    });
+    std::this_thread::sleep_for(100ms);
+    EXPECT_TRUE(watched_in) << "a sharer the next timed test could pause waited between two timed tests";
+    EXPECT_FALSE(unwatched_in) << "a sharer that cannot be paused went in between two timed tests of a run";
+    run.shared_again(false);  // nothing to do: it is sharing
+    run.alone();
+    run.shared_again(false);  // its last timed test
+    watched.join();
+    unwatched.join();
+}
+
 TEST(GpuGate, CountsTheTimeHeldAlone) {
     gpu_gate gate;
     {
