@@ -16,11 +16,13 @@
 // Those for which `goes_first` is true are taken first (those with a profile
 // to take, with the GPU alone: no profile should wait behind another
 // submission's long sanitizer reruns); then the one of the highest `cost`,
-// the first to come among equals. Longest first: on an H200, a lesson07
-// class ended with one submission's racecheck reruns, 20 to 30 s with the
-// GPU to themselves, which had waited 30 s in this queue behind cheaper
-// ones. put() waits while `capacity` wait (each keeps its scratch folder on
-// disk until it is explained).
+// the first to come among equals: longest first, so that the longest reruns
+// are not the last to start. (On an H200, lesson07's classes end with one
+// submission's racecheck reruns, 20 to 30 s with the GPU to themselves; with
+// this order their explanation still waited some 35 s for a place, taken by
+// explanations that waited for the GPU, and the batch was no shorter.)
+// put() waits while `capacity` wait (each keeps its scratch folder on disk
+// until it is explained).
 #include <algorithm>
 #include <condition_variable>
 #include <cstddef>
