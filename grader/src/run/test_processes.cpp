@@ -66,8 +66,8 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         if (!second.empty())
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
-        spawned_ = clock::now();
         gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
+        spawned_ = clock::now();
         child_process child({command(argv),
                              env,
                              log,
