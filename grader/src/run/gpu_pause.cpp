@@ -3,11 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
-#include <cstdio>
-#include <iterator>
-#include <fstream>
 #include <set>
-#include <string>
 
 #include "system/process_tree.hpp"
 
@@ -29,28 +25,6 @@ struct cu_lock_args {
     unsigned long long reserved1[7];
 };
 
-// 'T' (stopped) or 't' (traced): the driver's state query waits for an
-// answer such a process cannot give (seen on the H200: it never returned).
-bool stopped(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto name_end = stat.rfind(')');
-    if (name_end == std::string::npos || name_end + 2 >= stat.size()) return false;  // ended
-    const char state = stat[name_end + 2];
-    return state == 'T' || state == 't';
-}
-
-int parent_of(int pid) {
-    std::ifstream in("/proc/" + std::to_string(pid) + "/stat");
-    std::string stat((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const auto name_end = stat.rfind(')');
-    if (name_end == std::string::npos) return -1;
-    char state = 0;
-    int parent = -1;
-    if (std::sscanf(stat.c_str() + name_end + 1, " %c %d", &state, &parent) != 2) return -1;
-    return parent;
-}
-
 class checkpoint_pauser final : public process_pauser {
 public:
     bool open() {
@@ -63,16 +37,19 @@ public:
     }
 
     std::optional<std::vector<int>> pause_tree(int root, std::chrono::milliseconds wait) const override {
-        const std::vector<int> tree = process_and_descendants(root);
+        const std::vector<tree_process> tree = process_tree(root);
         std::set<int> parents;
-        for (int pid : tree) parents.insert(parent_of(pid));
+        for (const auto& p : tree) parents.insert(p.parent);
         std::vector<int> paused;
         auto give_up = [&] {
             resume(paused);
             return std::nullopt;
         };
-        for (int pid : tree) {
-            if (stopped(pid)) return give_up();
+        for (const auto& process : tree) {
+            const int pid = process.pid;
+            // Stopped or traced: the driver's state query waits for an answer
+            // such a process cannot give (seen on the H200: it never returned).
+            if (process.state == 'T' || process.state == 't') return give_up();
             int state = -1;
             const cu_result asked = get_state_(pid, &state);
             if (asked == cuda_error_operating_system) continue;  // it ended

@@ -8,8 +8,19 @@
 
 namespace grader {
 
-// `root` and every process descended from it, read from `proc` (procfs).
-// Processes that end while it reads are simply left out.
+// One process of a tree, as /proc/PID/stat gave it when the tree was read.
+struct tree_process {
+    int pid = -1;
+    int parent = -1;   // -1: not read (it ended)
+    char state = 0;    // /proc's letter: 'R', 'S', 'T' stopped, 't' traced, 'Z'...; 0: not read
+};
+
+// `root` first, then every process descended from it, read from `proc`
+// (procfs). Processes that end while it reads are simply left out; a root
+// that has ended is still listed, unread.
+std::vector<tree_process> process_tree(int root, const std::filesystem::path& proc = "/proc");
+
+// The same, their PIDs only.
 std::vector<int> process_and_descendants(int root, const std::filesystem::path& proc = "/proc");
 
 }  // namespace grader

@@ -2,6 +2,9 @@
 // starts two sleeps, one of them through a second shell.
 #include <gtest/gtest.h>
 
+#include <signal.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -33,6 +36,32 @@ TEST(ProcessTree, FindsChildrenAndGrandchildren) {
 
 TEST(ProcessTree, AProcessThatIsGoneIsItselfAlone) {
     EXPECT_EQ(process_and_descendants(999'999'999), std::vector<int>{999'999'999});
+    const auto gone = process_tree(999'999'999);
+    ASSERT_EQ(gone.size(), 1u);
+    EXPECT_EQ(gone.front().state, 0) << "an ended process was read";
+}
+
+// What the GPU pause reads of each process (gpu_pause.hpp): its parent, and
+// whether it is stopped, which the driver's query must never be asked about.
+TEST(ProcessTree, SaysEachProcesssParentAndWhetherItIsStopped) {
+    course::temp_dir dir("grader-process-tree");
+    child_process::options opts;
+    opts.argv = {"/bin/sleep", "30"};
+    opts.output = dir / "out.log";
+    child_process sleeper(opts);
+    ASSERT_EQ(kill(sleeper.pid(), SIGSTOP), 0);
+    char state = 0;
+    int parent = -1;
+    for (int tries = 0; tries < 200 && state != 'T'; ++tries) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        const auto tree = process_tree(sleeper.pid());
+        state = tree.front().state;
+        parent = tree.front().parent;
+    }
+    sleeper.kill();
+    sleeper.wait();
+    EXPECT_EQ(state, 'T');
+    EXPECT_EQ(parent, getpid());
 }
 
 }  // namespace grader
