@@ -335,10 +335,6 @@ void gpu_turn::shared_again(bool more_timed_to_come) {
     alone_ = false;
 }
 
-void gpu_turn::watch_processes() {
-    if (gate_) gate_->watch(this);
-}
-
 std::chrono::steady_clock::duration gpu_turn::paused_for() const {
     return gate_ ? gate_->paused_for(this) : std::chrono::steady_clock::duration{};
 }

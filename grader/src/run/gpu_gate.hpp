@@ -15,7 +15,7 @@
 // an H200, lesson07's runs waited 11-24 s between their profiled tests).
 // Where the driver can pause a process's GPU work (gpu_pause.hpp), a timed
 // run does not wait for the sharers to leave: it pauses the processes of
-// every sharer that lets it (gpu_turn::watch_processes), for as long as its
+// every sharer that lets it (gpu_turn's watch_processes), for as long as its
 // timed test runs, and their CPU work goes on meanwhile. A sharer that cannot
 // be paused now (a kernel still running, a program not yet using CUDA, a run
 // under compute-sanitizer) is waited for as before, and no sharer starts a
@@ -155,7 +155,9 @@ private:
 // work while it waits to be alone (work_places.hpp).
 class gpu_turn {
 public:
-    // `watch_processes`: as watch_processes(), from before the run enters.
+    // `watch_processes`: every process the run starts is registered
+    // (process_slot), so that a timed run may pause it rather than wait for
+    // this run to leave; it is so from before the run enters.
     explicit gpu_turn(gpu_gate* gate, work_places* places = nullptr, bool watch_processes = false);
     ~gpu_turn();
     gpu_turn(const gpu_turn&) = delete;
@@ -171,9 +173,6 @@ public:
     // run's explanations do not hold up every other run's timed tests.
     void let_waiting_runs_in();
 
-    // Every process this run starts is registered (process_slot), so that a
-    // timed run may pause it rather than wait for this run to leave.
-    void watch_processes();
     // How long this run's processes have been paused so far (their time
     // limits are extended by it).
     std::chrono::steady_clock::duration paused_for() const;

@@ -326,8 +326,7 @@ public:
 TEST(GpuGate, ATimedRunPausesTheSharersProcessesInsteadOfWaitingForThemToLeave) {
     noting_pauser pauser;
     gpu_gate gate(gpu_gate::default_patience, &pauser);
-    gpu_turn sharer(&gate);
-    sharer.watch_processes();
+    gpu_turn sharer(&gate, nullptr, /*watch_processes=*/true);
     std::optional<gpu_turn::process_slot> process(&sharer);
     process->started(4242);
     std::atomic<bool> alone{false}, done{false};
@@ -353,10 +352,9 @@ TEST(GpuGate, ASharerThatCannotBePausedOrIsNotWatchedIsWaitedFor) {
     pauser.refuse = true;  // a kernel still running, or a run under compute-sanitizer
     gpu_gate gate(gpu_gate::default_patience, &pauser);
     for (bool watched : {true, false}) {
-        auto sharer = std::make_unique<gpu_turn>(&gate);
+        auto sharer = std::make_unique<gpu_turn>(&gate, nullptr, watched);
         std::optional<gpu_turn::process_slot> process;
         if (watched) {
-            sharer->watch_processes();
             process.emplace(sharer.get());
             process->started(4242);
         }
@@ -380,8 +378,7 @@ TEST(GpuGate, ASharerThatCannotBePausedOrIsNotWatchedIsWaitedFor) {
 TEST(GpuGate, NoSharerStartsAProcessWhileAnotherRunIsAlone) {
     noting_pauser pauser;
     gpu_gate gate(gpu_gate::default_patience, &pauser);
-    gpu_turn sharer(&gate);
-    sharer.watch_processes();
+    gpu_turn sharer(&gate, nullptr, /*watch_processes=*/true);
     gpu_turn timed(&gate);
     timed.alone();  // nothing to pause: the sharer has no process yet
     std::atomic<bool> started{false};
