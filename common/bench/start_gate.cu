@@ -3,25 +3,19 @@
 #include <atomic>
 
 #include "course/error.hpp"
+#include "course/gpu_clock.cuh"
 
 namespace course::bench {
 
 namespace {
 
-// The GPU's own clock in nanoseconds (the same on every SM).
-__device__ unsigned long long nanoseconds_now() {
-    unsigned long long now = 0;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    return now;
-}
-
 // One thread spins until the host writes its word, or gives up after
 // `patience_ns` and says so.
 __global__ void wait_for_the_host(const volatile unsigned* open, volatile unsigned* gave_up,
                                   unsigned long long patience_ns) {
-    const unsigned long long since = nanoseconds_now();
+    const unsigned long long since = gpu_nanoseconds();
     while (*open == 0) {
-        if (nanoseconds_now() - since > patience_ns) {
+        if (gpu_nanoseconds() - since > patience_ns) {
             *gave_up = 1;
             return;
         }

@@ -142,10 +142,11 @@ void take_claim(evidence_state& s) {
 
 }  // namespace
 
-void wait_for_gpu_alone() {
+bool wait_for_gpu_alone() {
     evidence_state& s = state();
-    if (s.mode != evidence_mode::record || s.claims_dir.empty()) return;
-    wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".alone"), s.wait_ms);
+    if (s.mode != evidence_mode::record || s.claims_dir.empty()) return true;
+    return wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".alone"), s.wait_ms) !=
+           gpu_alone_stop;
 }
 
 bool phase2_may_start() {

@@ -3,19 +3,14 @@
 #include "bench_kernels.hpp"
 #include "course/device_span.hpp"
 #include "course/error.hpp"
+#include "course/gpu_clock.cuh"
 #include "course/launch.hpp"
 
 namespace lesson04_bench {
 
 namespace {
 
-__global__ void spin_kernel(unsigned long long ns) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < ns);
-}
+__global__ void spin_kernel(unsigned long long ns) { course::spin_for_nanoseconds(ns); }
 
 __global__ void write_kernel(course::device_span<unsigned> data) {
     // Grid-stride: a fixed grid covers any size.

@@ -60,7 +60,7 @@ public:
         under_tool.on_start([&](const std::string& started) {
             if (started != id) return;
             turn.alone();
-            write_word(go, "go");
+            write_word(go, course::testing::gpu_alone_go);
         });
         // Another profile may follow: new sharers wait meanwhile, for up to the patience.
         under_tool.run({id}, [&](const std::string&, const outcome&) { turn.shared_again(true); });

@@ -75,6 +75,16 @@ json profile_for_judge(const kernel_profiler& profiler, const std::filesystem::p
     return attribute_launches(launches, profiler.sources.own, profiler.sources.test_program);
 }
 
+// Whether the profiled speed tests may start: false where a correctness
+// test failed, or where the run was left (an exception) before it was said.
+bool speed_tests_go(const std::shared_future<bool>& decided) {
+    try {
+        return decided.get();
+    } catch (const std::future_error&) {
+        return false;
+    }
+}
+
 // The run's nonce goes to the student's program and the judge alike (the
 // recorder writes it into each record, the judge checks it): a record kept
 // from another run is refused. Only where there is a recorder to write it.
@@ -181,10 +191,66 @@ graded_run judge_graded_tests(const run_options& given) {
             // then waits for this test's claim, so it stays idle.
             busy.wait_idle();
             turn.alone();
-            write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), "go");
+            write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), course::testing::gpu_alone_go);
         };
     };
     student.on_start(gpu_alone(judge));
+
+    // The profiled speed tests: each in a process of its own under ncu, and
+    // their own judge, which waits for each claim (it comes once ncu's report
+    // is read). Destroyed in the reverse order: were this function left by an
+    // exception, the words that will never come are broken first, which lets
+    // a waiting process go on, and then the processes are waited for.
+    const std::size_t count = timed_under_ncu.size();
+    std::optional<concurrent_judge> profiled_judge;  // made once the speed tests may start
+    using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
+    std::vector<std::shared_future<void>> claimed_before(count);  // test i - 1's claim is in
+    std::vector<std::promise<void>> test_ended(count);
+    std::vector<std::once_flag> ended_said(count);
+    std::vector<std::future<process_result>> processes(count);
+    std::vector<std::promise<void>> claimed(count);
+    std::promise<bool> speed_decided;  // true once the correctness tests passed and profiled_judge is made
+    for (std::size_t i = 1; i < count; ++i) claimed_before[i] = claimed[i - 1].get_future().share();
+    // The next process may start once this test has ended, or once this
+    // process has ended without it (a crash at start-up).
+    auto let_next_start = [&](std::size_t i) {
+        std::call_once(ended_said[i], [&] { test_ended[i].set_value(); });
+    };
+    auto profiled_process = [&, may_start = speed_decided.get_future().share()](std::size_t i) {
+        const std::string& id = timed_under_ncu[i];
+        const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
+        test_processes under_ncu(options, options.tests_program, "record", fmt::format("profile{}", i + 1), limit,
+                                 student_env);
+        under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
+        under_ncu.on_start([&, i, may_start](const std::string& started) {
+            if (!speed_tests_go(may_start)) {
+                // A correctness test failed: the test ends without timing anything.
+                write_word(gpu_alone_word(options, course::testing::evidence_file_name(started)),
+                           course::testing::gpu_alone_stop);
+                return;
+            }
+            if (claimed_before[i].valid()) claimed_before[i].wait();
+            gpu_alone(*profiled_judge)(started);
+        });
+        process_result result{under_ncu.run({id}, [&, i](const std::string&, const outcome&) { let_next_start(i); }),
+                              under_ncu.ignored_events()};
+        let_next_start(i);
+        return result;
+    };
+    // In `grader run` (no other run shares the GPU) and where the student's
+    // program times nothing itself, every process under ncu starts up while
+    // the correctness tests run: ncu and the program take about half a second
+    // to start, and nothing is timed then. Each test still waits for the
+    // speed tests to start, for the claim of the test before it, and for the
+    // GPU alone. In a batch each one starts up once the test before it has
+    // ended (below), so that a run keeps at most one waiting process.
+    const bool start_up_early =
+        count > 0 && options.gate == nullptr &&
+        std::none_of(correctness.begin(), correctness.end(), [&](const std::string& id) { return alone.count(id); }) &&
+        std::none_of(timed_in_run.begin(), timed_in_run.end(), [&](const std::string& id) { return alone.count(id); });
+    if (start_up_early)
+        for (std::size_t i = 0; i < count; ++i) processes[i] = std::async(std::launch::async, profiled_process, i);
+
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
@@ -197,7 +263,8 @@ graded_run judge_graded_tests(const run_options& given) {
     for (const auto& id : timed_in_run)
         if (said.count(id)) settle(*by_id[id], said[id], judge);
 
-    if (go && !timed_under_ncu.empty()) {
+    const bool speed_under_ncu = go && count > 0;
+    if (speed_under_ncu) {
         // The GPU is taken alone when the test starts (gpu_alone), not while
         // ncu and the program start up, which takes seconds and no GPU time.
         judge.wait_idle();
@@ -205,51 +272,21 @@ graded_run judge_graded_tests(const run_options& given) {
             const step_timings::measure timed(options.timings, "listing the kernels of the library (cuobjdump)");
             profiler->list_kernels(options);
         }
-        // Their own judge: it waits for each claim, which comes once ncu's report is read.
-        concurrent_judge profiled_judge(options, timed_under_ncu, {}, "judge-profiled");
+        profiled_judge.emplace(options, timed_under_ncu, std::vector<std::string>{}, "judge-profiled");
+    }
+    speed_decided.set_value(speed_under_ncu);
+    if (speed_under_ncu) {
         bool unprofiled_noted = false;
-        // Each test in a process of its own. The next one starts up (ncu and
-        // the program: about half a second) once this one's test has ended,
+        // Without an early start: the next process starts up (ncu and the
+        // program: about half a second) once this one's test has ended,
         // while ncu writes its report, the process ends and the judge checks
-        // the test; its test waits until this one's claim is in, and
-        // gpu_alone until the judge is done. (Started while this test ran, it
-        // shared the CPU with the timed test, and on the H200 the speed
-        // tests took as long as when each process started after the last.)
-        const std::size_t count = timed_under_ncu.size();
-        using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
-        // Destroyed in the reverse order: were this function left by an
-        // exception, the claims that will never come are broken first, which
-        // lets a waiting process go on, and then the processes are waited for.
-        std::vector<std::shared_future<void>> claimed_before(count);  // test i - 1's claim is in
-        std::vector<std::promise<void>> test_ended(count);
-        std::vector<std::once_flag> ended_said(count);
-        std::vector<std::future<process_result>> processes(count);
-        std::vector<std::promise<void>> claimed(count);
-        for (std::size_t i = 1; i < count; ++i) claimed_before[i] = claimed[i - 1].get_future().share();
-        // The next process may start once this test has ended, or once this
-        // process has ended without it (a crash at start-up).
-        auto let_next_start = [&](std::size_t i) {
-            std::call_once(ended_said[i], [&] { test_ended[i].set_value(); });
-        };
-        auto profiled_process = [&](std::size_t i) {
-            const std::string& id = timed_under_ncu[i];
-            const auto csv = profile_dir(options) / (course::testing::evidence_file_name(id) + ".ncu.csv");
-            test_processes under_ncu(options, options.tests_program, "record", fmt::format("profile{}", i + 1), limit,
-                                     student_env);
-            under_ncu.run_under(ncu_command(profiler->ncu, csv), profile_dir(options));
-            under_ncu.on_start([&, i](const std::string& started) {
-                if (claimed_before[i].valid()) claimed_before[i].wait();
-                gpu_alone(profiled_judge)(started);
-            });
-            process_result result{under_ncu.run({id}, [&, i](const std::string&, const outcome&) { let_next_start(i); }),
-                                  under_ncu.ignored_events()};
-            let_next_start(i);
-            return result;
-        };
-        processes[0] = std::async(std::launch::async, profiled_process, 0);
+        // the test. (Started while this test ran, it shared the CPU with the
+        // timed test, and on the H200 the speed tests took as long as when
+        // each process started after the last.)
+        if (!start_up_early) processes[0] = std::async(std::launch::async, profiled_process, 0);
         for (std::size_t i = 0; i < count; ++i) {
             const std::string& id = timed_under_ncu[i];
-            if (i + 1 < count) {
+            if (i + 1 < count && !start_up_early) {
                 test_ended[i].get_future().wait();
                 processes[i + 1] = std::async(std::launch::async, profiled_process, i + 1);
             }
@@ -270,7 +307,7 @@ graded_run judge_graded_tests(const run_options& given) {
             const auto file = claims_dir(options) / (course::testing::evidence_file_name(id) +
                                                      course::testing::kernel_profile_suffix);
             write_word(file, profile.dump());
-            profiled_judge.claim(id, said[id].status);
+            profiled_judge->claim(id, said[id].status);
             claimed[i].set_value();
             if (ignored > 0)
                 run.notes.push_back(fmt::format("the test program wrote {} event line(s) under ncu that were ignored",
@@ -279,8 +316,13 @@ graded_run judge_graded_tests(const run_options& given) {
         // The verdicts are taken at the end: the next test's process starts
         // (ncu and the program, most of a second) while the judge is still on
         // the last one, and its test waits for the judge all the same.
-        for (const auto& id : timed_under_ncu) settle(*by_id[id], said[id], profiled_judge);
-        note_ignored_events(profiled_judge, run.notes);
+        for (const auto& id : timed_under_ncu) settle(*by_id[id], said[id], *profiled_judge);
+        note_ignored_events(*profiled_judge, run.notes);
+    } else if (start_up_early) {
+        // Stopped before the speed tests: each process heard so at its test's
+        // start, and ended it without timing anything. Their statuses were
+        // set when the correctness tests failed.
+        for (auto& process : processes) process.get();
     } else if (!profiled.empty() && !profiler && options.profile_kernels &&
                std::any_of(profiled.begin(), profiled.end(), [&](const std::string& id) {
                    return by_id[id]->status == test_status::passed || by_id[id]->status == test_status::failed;

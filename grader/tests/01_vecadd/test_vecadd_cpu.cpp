@@ -44,7 +44,9 @@ void check_vecadd_cpu(const cpu_inputs& inputs, unsigned threads) {
     std::vector<float> c(n + guard, std::nanf(""));
     std::vector<float> a_used = a, b_used = b;
 
-    lesson01::vecadd_cpu(a_used, b_used, std::span<float>(c.data(), n), threads);
+    // The judge checks what the program under test recorded (observe), so
+    // it does not run the reference's vecadd_cpu only to throw its c away.
+    if (!course::testing::judging()) lesson01::vecadd_cpu(a_used, b_used, std::span<float>(c.data(), n), threads);
     c = course::testing::observe("c", std::move(c));
     const bool inputs_unchanged = course::testing::observe("inputs unchanged", a_used == a && b_used == b);
 

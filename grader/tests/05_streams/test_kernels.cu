@@ -1,4 +1,5 @@
 #include "course/error.hpp"
+#include "course/gpu_clock.cuh"
 #include "course/launch.hpp"
 #include "test_kernels.hpp"
 
@@ -6,25 +7,12 @@ namespace lesson05_tests {
 
 namespace {
 
-// Nanoseconds on the GPU's global timer (the same clock events read).
-__device__ unsigned long long global_ns() {
-    unsigned long long ns;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(ns));
-    return ns;
-}
-
-__device__ void spin_for(unsigned long long ns) {
-    const unsigned long long start = global_ns();
-    while (global_ns() - start < ns) {
-    }
-}
-
-__global__ void spin_kernel(unsigned long long ns) { spin_for(ns); }
+__global__ void spin_kernel(unsigned long long ns) { course::spin_for_nanoseconds(ns); }
 
 __global__ void slow_fill_kernel(course::device_span<int> data, int value, unsigned long long ns) {
     // One thread waits, then the whole (single) block writes: nothing is
     // written until the delay is over.
-    if (threadIdx.x == 0) spin_for(ns);
+    if (threadIdx.x == 0) course::spin_for_nanoseconds(ns);
     __syncthreads();
     for (std::size_t i = threadIdx.x; i < data.size(); i += blockDim.x) data[i] = value;
 }

@@ -74,6 +74,26 @@ const bool cheat_before_main = [] {
 }();
 }  // namespace
 
+// Writes the time (ns since the epoch) into `file`.
+void write_time(const std::string& file) {
+    const auto now = std::chrono::system_clock::now().time_since_epoch();
+    std::ofstream(file) << std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
+}
+
+// FAKE_PROFILE_MARKS=<folder>: in the student's program, a correctness test
+// takes 400 ms and then writes the time into <test>.end, so that processes
+// started beside it can be seen to have started before it ended.
+void lasts_a_while_with_marks(const std::string& test) {
+#ifndef FAKE_REFERENCE
+    if (const char* marks = std::getenv("FAKE_PROFILE_MARKS")) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(400));
+        write_time(std::string(marks) + "/" + test + ".end");
+    }
+#else
+    (void)test;
+#endif
+}
+
 // FAKE_MARKS=<folder>: the judge leaves <folder>/<test>.judge as its test
 // body starts, and the student's program looks for it while it runs the same
 // test. A correctness test's judge starts at once (it works while the
@@ -108,6 +128,7 @@ void chatter(std::size_t bytes, std::size_t line) {
 // the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
+    lasts_a_while_with_marks("Passes");
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
@@ -178,10 +199,6 @@ COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false
 // and into <test>.exited after 300 ms more on its way out (as ncu writes its
 // report); the judge writes it into <test>.judged once it has checked the test.
 namespace {
-void write_time(const std::string& file) {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    std::ofstream(file) << std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-}
 std::string exit_mark;  // where the slow exit leaves its time
 void slow_exit() {
     std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -192,7 +209,7 @@ void profiled_speed_test(const std::string& test) {
 #ifndef FAKE_REFERENCE
     // As a GPU test's fixture does: a timed test starts once the grader says
     // it has the GPU to itself.
-    course::testing::wait_for_gpu_alone();
+    if (!course::testing::wait_for_gpu_alone()) GTEST_SKIP() << "not timed";
     if (marks) {
         write_time(std::string(marks) + "/" + test + ".start");
         std::this_thread::sleep_for(std::chrono::milliseconds(300));

@@ -10,15 +10,11 @@
 #include <cstdlib>
 #include <thread>
 
+#include "course/gpu_clock.cuh"
+
 namespace {
 
-__global__ void spin_for(unsigned long long nanoseconds) {
-    unsigned long long start, now;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
-    do {
-        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
-    } while (now - start < nanoseconds);
-}
+__global__ void spin_for(unsigned long long nanoseconds) { course::spin_for_nanoseconds(nanoseconds); }
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "course/temp_dir.hpp"
+#include "run/gpu_gate.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
 #include "system/process.hpp"
@@ -208,15 +209,25 @@ TEST(Runner, AfterAFailedClaimTheJudgeWaitsFirst) {
 }
 
 // Each profiled speed test runs in a process of its own under ncu (here a
-// stand-in that notes when it starts, then runs the program). The next
-// process starts up once the test before it has ended, while that process
-// is still on its way out, and its test waits until that test's claim is in
-// and the judge has checked it: nothing starts beside a timed test, two tests
-// never time at once, and the judge never checks beside a timed test.
-TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeEndsButTimeOneAtATime) {
-    const auto dir = scratch_dir() / "profiled";
-    const auto marks = dir / "marks";
-    std::filesystem::create_directories(marks);
+// stand-in that notes when it starts, then runs the program).
+struct profiled_run {
+    std::filesystem::path marks;
+    std::vector<grader::graded_test> tests;
+    std::vector<long long> ncu_starts;  // sorted
+
+    long long time_of(const std::string& mark) const {
+        long long ns = 0;
+        std::ifstream(marks / mark) >> ns;
+        EXPECT_GT(ns, 0) << "no mark " << mark;
+        return ns;
+    }
+};
+
+profiled_run run_profiled(const std::string& name, std::vector<std::string> only, grader::gpu_gate* gate) {
+    profiled_run result;
+    const auto dir = scratch_dir() / name;
+    result.marks = dir / "marks";
+    std::filesystem::create_directories(result.marks);
     const auto ncu = dir / "ncu";
     const auto cuobjdump = dir / "cuobjdump";
     std::ofstream(ncu) << "#!/bin/sh\n"
@@ -230,37 +241,77 @@ TEST(Runner, ProfiledTestsStartUpWhileTheOneBeforeEndsButTimeOneAtATime) {
         std::filesystem::permissions(tool, std::filesystem::perms::owner_all, std::filesystem::perm_options::add);
     setenv("COURSE_NCU", ncu.c_str(), 1);
     setenv("COURSE_CUOBJDUMP", cuobjdump.c_str(), 1);
-    setenv("FAKE_PROFILE_MARKS", marks.c_str(), 1);
+    setenv("FAKE_PROFILE_MARKS", result.marks.c_str(), 1);
     grader::run_options options = fake_options();
     options.implementation_library = FAKE_GRADED_TESTS;  // a file to list kernels from: it has none
-    options.only = {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"};
-    const auto tests = grader::judge_graded_tests(options).tests;
+    options.only = std::move(only);
+    options.gate = gate;
+    result.tests = grader::judge_graded_tests(options).tests;
     unsetenv("COURSE_NCU");
     unsetenv("COURSE_CUOBJDUMP");
     unsetenv("FAKE_PROFILE_MARKS");
+    for (const auto& entry : std::filesystem::directory_iterator(result.marks))
+        if (entry.path().filename().string().rfind("ncu-", 0) == 0)
+            result.ncu_starts.push_back(result.time_of(entry.path().filename()));
+    std::sort(result.ncu_starts.begin(), result.ncu_starts.end());
+    return result;
+}
 
-    auto time_of = [&](const std::string& mark) {
-        long long ns = 0;
-        std::ifstream(marks / mark) >> ns;
-        EXPECT_GT(ns, 0) << "no mark " << mark;
-        return ns;
-    };
-    std::vector<long long> ncu_starts;
-    for (const auto& entry : std::filesystem::directory_iterator(marks))
-        if (entry.path().filename().string().rfind("ncu-", 0) == 0) ncu_starts.push_back(time_of(entry.path().filename()));
-    std::sort(ncu_starts.begin(), ncu_starts.end());
+// In a batch (other runs share the GPU), the next process starts up once the
+// test before it has ended, while that process is still on its way out, and
+// its test waits until that test's claim is in and the judge has checked it:
+// nothing starts beside a timed test, two tests never time at once, and the
+// judge never checks beside a timed test.
+TEST(Runner, InABatchProfiledTestsStartUpWhileTheOneBeforeEndsButTimeOneAtATime) {
+    grader::gpu_gate gate;
+    const profiled_run run = run_profiled(
+        "profiled-batch", {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"}, &gate);
     for (const char* id : {"FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"})
-        EXPECT_EQ(find(tests, id).status, test_status::passed) << id << ": " << all_messages(find(tests, id));
-    ASSERT_EQ(ncu_starts.size(), 3u) << "one process under ncu a test";
+        EXPECT_EQ(find(run.tests, id).status, test_status::passed) << id << ": " << all_messages(find(run.tests, id));
+    ASSERT_EQ(run.ncu_starts.size(), 3u) << "one process under ncu a test";
     // The next process started up once the test before it had ended, and
     // before its process had...
-    EXPECT_GT(ncu_starts[1], time_of("First.end"));
-    EXPECT_LT(ncu_starts[1], time_of("First.exited"));
-    EXPECT_GT(ncu_starts[2], time_of("Second.end"));
-    EXPECT_LT(ncu_starts[2], time_of("Second.exited"));
+    EXPECT_GT(run.ncu_starts[1], run.time_of("First.end"));
+    EXPECT_LT(run.ncu_starts[1], run.time_of("First.exited"));
+    EXPECT_GT(run.ncu_starts[2], run.time_of("Second.end"));
+    EXPECT_LT(run.ncu_starts[2], run.time_of("Second.exited"));
     // ...and its test waited until that test had been judged.
-    EXPECT_GT(time_of("Second.start"), time_of("First.judged"));
-    EXPECT_GT(time_of("Third.start"), time_of("Second.judged"));
+    EXPECT_GT(run.time_of("Second.start"), run.time_of("First.judged"));
+    EXPECT_GT(run.time_of("Third.start"), run.time_of("Second.judged"));
+}
+
+// In `grader run` every process under ncu starts up while the correctness
+// tests run (here a correctness test of 400 ms, FakeHost.Passes), and still
+// each test is timed alone: after the correctness tests, after the test
+// before it has been judged.
+TEST(Runner, InTheLoopProfiledTestsStartUpBesideTheCorrectnessTestsButTimeOneAtATime) {
+    const profiled_run run = run_profiled(
+        "profiled-loop", {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"}, nullptr);
+    for (const char* id : {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"})
+        EXPECT_EQ(find(run.tests, id).status, test_status::passed) << id << ": " << all_messages(find(run.tests, id));
+    ASSERT_EQ(run.ncu_starts.size(), 3u) << "one process under ncu a test";
+    // Every process started up before the correctness test had ended...
+    EXPECT_LT(run.ncu_starts[2], run.time_of("Passes.end"));
+    // ...yet the first timed test began after it, and each next one after
+    // the one before it had been judged.
+    EXPECT_GT(run.time_of("First.start"), run.time_of("Passes.end"));
+    EXPECT_GT(run.time_of("Second.start"), run.time_of("First.judged"));
+    EXPECT_GT(run.time_of("Third.start"), run.time_of("Second.judged"));
+}
+
+// Where a correctness test fails, the processes started early are told to
+// stop: no profiled test is timed, and each is left "needs correctness first".
+TEST(Runner, InTheLoopAFailedCorrectnessTestStopsTheProfiledTestsStartedEarly) {
+    const profiled_run run =
+        run_profiled("profiled-stop", {"FakeHost.Fails", "FakeKernel.First", "FakeKernel.Second"}, nullptr);
+    EXPECT_EQ(find(run.tests, "FakeHost.Fails").status, test_status::failed);
+    for (const char* id : {"FakeKernel.First", "FakeKernel.Second"}) {
+        EXPECT_EQ(find(run.tests, id).status, test_status::not_run) << id << ": " << all_messages(find(run.tests, id));
+        EXPECT_EQ(all_messages(find(run.tests, id)), "needs correctness first\n");
+    }
+    EXPECT_EQ(run.ncu_starts.size(), 2u) << "both started early";
+    EXPECT_FALSE(std::filesystem::exists(run.marks / "First.start")) << "a profiled test was timed";
+    EXPECT_FALSE(std::filesystem::exists(run.marks / "Second.start")) << "a profiled test was timed";
 }
 
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {

@@ -146,8 +146,13 @@ bool phase2_may_start();
 inline constexpr const char* phase2_file = "phase2";
 // Before a test that needs the GPU to itself (it measures time), in the
 // student's program: waits until the grader says the judge is idle (the file
-// <evidence file name>.alone in the claims folder). Elsewhere: at once.
-void wait_for_gpu_alone();
+// <evidence file name>.alone in the claims folder holds "go"); false where
+// the grader says "stop" instead (the speed tests will not be graded: a
+// correctness test failed), and the test then ends without its work.
+// Elsewhere: true at once.
+bool wait_for_gpu_alone();
+inline constexpr const char* gpu_alone_go = "go";
+inline constexpr const char* gpu_alone_stop = "stop";
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.
