@@ -10,6 +10,7 @@
 #include <optional>
 #include <random>
 #include <set>
+#include <utility>
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/gpu_record.hpp"
@@ -239,21 +240,27 @@ graded_run judge_graded_tests(const run_options& given) {
     };
     // In `grader run` (no other run shares the GPU) and where the student's
     // program times nothing itself, every process under ncu starts up while
-    // the correctness tests run: ncu and the program take about half a second
-    // to start, and nothing is timed then. Each test still waits for the
+    // the correctness tests run, once the first of them is claimed passed:
+    // ncu and the program take about half a second to start, and nothing is
+    // timed then. (A skeleton fails its first test, and its report does not
+    // wait for processes it will never use.) Each test still waits for the
     // speed tests to start, for the claim of the test before it, and for the
     // GPU alone. In a batch each one starts up once the test before it has
     // ended (below), so that a run keeps at most one waiting process.
-    const bool start_up_early =
-        count > 0 && options.gate == nullptr &&
+    const bool may_start_up_early =
+        count > 0 && !correctness.empty() && options.gate == nullptr &&
         std::none_of(correctness.begin(), correctness.end(), [&](const std::string& id) { return alone.count(id); }) &&
         std::none_of(timed_in_run.begin(), timed_in_run.end(), [&](const std::string& id) { return alone.count(id); });
-    if (start_up_early)
-        for (std::size_t i = 0; i < count; ++i) processes[i] = std::async(std::launch::async, profiled_process, i);
+    bool first_result = true, start_up_early = false;
 
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
+            if (std::exchange(first_result, false) && may_start_up_early && result.status == test_status::passed) {
+                start_up_early = true;
+                for (std::size_t i = 0; i < count; ++i)
+                    processes[i] = std::async(std::launch::async, profiled_process, i);
+            }
             if (alone.count(id)) after_alone(id);  // its time is taken; the judge's check shares the GPU
             said[id] = result;
             judge.claim(id, result.status);

@@ -163,6 +163,7 @@ GRADED_HOST_TEST(Fake, Unfinished, 1, "a test of unfinished work") {
 GRADED_HOST_TEST(Fake, Last, 1, "the last test") {
     // Run after a failed test: the judge no longer works ahead.
     judge_leaves_mark("Last");
+    lasts_a_while_with_marks("Last");
     if (asked("FAKE_MARKS"))
         EXPECT_FALSE(judge_started("Last", std::chrono::milliseconds(300))) << "the judge worked ahead of a failure";
     const int got = course::testing::observe("answer", answer());

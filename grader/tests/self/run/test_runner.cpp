@@ -281,29 +281,31 @@ TEST(Runner, InABatchProfiledTestsStartUpWhileTheOneBeforeEndsButTimeOneAtATime)
 }
 
 // In `grader run` every process under ncu starts up while the correctness
-// tests run (here a correctness test of 400 ms, FakeHost.Passes), and still
-// each test is timed alone: after the correctness tests, after the test
-// before it has been judged.
+// tests run, once the first is claimed passed (here FakeHost.Passes and
+// FakeHost.Last, 400 ms each), and still each test is timed alone: after the
+// correctness tests, after the test before it has been judged.
 TEST(Runner, InTheLoopProfiledTestsStartUpBesideTheCorrectnessTestsButTimeOneAtATime) {
-    const profiled_run run = run_profiled(
-        "profiled-loop", {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"}, nullptr);
-    for (const char* id : {"FakeHost.Passes", "FakeKernel.First", "FakeKernel.Second", "FakeKernel.Third"})
+    const std::vector<std::string> ids{"FakeHost.Passes", "FakeHost.Last", "FakeKernel.First", "FakeKernel.Second",
+                                       "FakeKernel.Third"};
+    const profiled_run run = run_profiled("profiled-loop", ids, nullptr);
+    for (const auto& id : ids)
         EXPECT_EQ(find(run.tests, id).status, test_status::passed) << id << ": " << all_messages(find(run.tests, id));
     ASSERT_EQ(run.ncu_starts.size(), 3u) << "one process under ncu a test";
-    // Every process started up before the correctness test had ended...
-    EXPECT_LT(run.ncu_starts[2], run.time_of("Passes.end"));
+    // Every process started up while the last correctness test ran...
+    EXPECT_LT(run.ncu_starts[2], run.time_of("Last.end"));
     // ...yet the first timed test began after it, and each next one after
     // the one before it had been judged.
-    EXPECT_GT(run.time_of("First.start"), run.time_of("Passes.end"));
+    EXPECT_GT(run.time_of("First.start"), run.time_of("Last.end"));
     EXPECT_GT(run.time_of("Second.start"), run.time_of("First.judged"));
     EXPECT_GT(run.time_of("Third.start"), run.time_of("Second.judged"));
 }
 
-// Where a correctness test fails, the processes started early are told to
-// stop: no profiled test is timed, and each is left "needs correctness first".
+// Where a correctness test fails after the processes started early, they are
+// told to stop: no profiled test is timed, and each is left "needs
+// correctness first".
 TEST(Runner, InTheLoopAFailedCorrectnessTestStopsTheProfiledTestsStartedEarly) {
-    const profiled_run run =
-        run_profiled("profiled-stop", {"FakeHost.Fails", "FakeKernel.First", "FakeKernel.Second"}, nullptr);
+    const profiled_run run = run_profiled(
+        "profiled-stop", {"FakeHost.Passes", "FakeHost.Fails", "FakeKernel.First", "FakeKernel.Second"}, nullptr);
     EXPECT_EQ(find(run.tests, "FakeHost.Fails").status, test_status::failed);
     for (const char* id : {"FakeKernel.First", "FakeKernel.Second"}) {
         EXPECT_EQ(find(run.tests, id).status, test_status::not_run) << id << ": " << all_messages(find(run.tests, id));
@@ -312,6 +314,15 @@ TEST(Runner, InTheLoopAFailedCorrectnessTestStopsTheProfiledTestsStartedEarly) {
     EXPECT_EQ(run.ncu_starts.size(), 2u) << "both started early";
     EXPECT_FALSE(std::filesystem::exists(run.marks / "First.start")) << "a profiled test was timed";
     EXPECT_FALSE(std::filesystem::exists(run.marks / "Second.start")) << "a profiled test was timed";
+}
+
+// A run whose first correctness test fails (a skeleton) starts no process
+// under ncu at all: its report waits for none.
+TEST(Runner, InTheLoopAFirstTestThatFailsStartsNoProfiledProcess) {
+    const profiled_run run = run_profiled("profiled-skeleton", {"FakeHost.Fails", "FakeKernel.First"}, nullptr);
+    EXPECT_EQ(find(run.tests, "FakeHost.Fails").status, test_status::failed);
+    EXPECT_EQ(find(run.tests, "FakeKernel.First").status, test_status::not_run);
+    EXPECT_TRUE(run.ncu_starts.empty()) << run.ncu_starts.size() << " process(es) under ncu";
 }
 
 TEST(Runner, ATestTheProgramNeverReportsScoresZero) {
