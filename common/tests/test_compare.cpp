@@ -71,6 +71,8 @@ TEST(Compare, WithCommas) {
     EXPECT_EQ(course::with_commas(999), "999");
     EXPECT_EQ(course::with_commas(1000), "1,000");
     EXPECT_EQ(course::with_commas(16777227), "16,777,227");
+    EXPECT_EQ(course::with_commas(100000), "100,000");
+    EXPECT_EQ(course::with_commas(18446744073709551615ull), "18,446,744,073,709,551,615");
 }
 
 // A large result is compared in pieces on every core: the answer is the
