@@ -152,7 +152,14 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
             if (kind == "start" && current.empty() && asked_for(id)) {
                 timed(waited_for);
                 current = id;
-                if (on_start_) on_start_(id);
+                if (on_start_) {
+                    on_start_(id);
+                    // A timed test's wait for its turn (the GPU alone, and for a
+                    // profiled test "go" and the test before it) is its own
+                    // step, not part of the test's time.
+                    if (clock::now() - last_mark > std::chrono::milliseconds(1))
+                        timed(fmt::format("{}, waiting for its turn", id));
+                }
                 start_ = clock::now();
                 deadline = start_ + limit_;
             } else if (kind == "end" && !current.empty() && id == current) {

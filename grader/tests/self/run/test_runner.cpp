@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include <unistd.h>
 
@@ -12,6 +13,7 @@
 #include "run/gpu_gate.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
+#include "system/step_timings.hpp"
 #include "system/process.hpp"
 
 namespace {
@@ -223,7 +225,8 @@ struct profiled_run {
     }
 };
 
-profiled_run run_profiled(const std::string& name, std::vector<std::string> only, grader::gpu_gate* gate) {
+profiled_run run_profiled(const std::string& name, std::vector<std::string> only, grader::gpu_gate* gate,
+                          grader::step_timings* timings = nullptr) {
     profiled_run result;
     const auto dir = scratch_dir() / name;
     result.marks = dir / "marks";
@@ -246,6 +249,7 @@ profiled_run run_profiled(const std::string& name, std::vector<std::string> only
     options.implementation_library = FAKE_GRADED_TESTS;  // a file to list kernels from: it has none
     options.only = std::move(only);
     options.gate = gate;
+    options.timings = timings;
     result.tests = grader::judge_graded_tests(options).tests;
     unsetenv("COURSE_NCU");
     unsetenv("COURSE_CUOBJDUMP");
@@ -298,6 +302,25 @@ TEST(Runner, InTheLoopProfiledTestsStartUpBesideTheCorrectnessTestsButTimeOneAtA
     EXPECT_GT(run.time_of("First.start"), run.time_of("Last.end"));
     EXPECT_GT(run.time_of("Second.start"), run.time_of("First.judged"));
     EXPECT_GT(run.time_of("Third.start"), run.time_of("Second.judged"));
+}
+
+// `--timings` shows a profiled test's wait for its turn (the correctness
+// tests, the test before it, the GPU alone) as a step of its own, so that
+// the test's own bar is its work: here 300 ms.
+TEST(Runner, TimingsShowAProfiledTestsWaitForItsTurnApartFromTheTest) {
+    grader::step_timings timings;
+    const profiled_run run = run_profiled(
+        "profiled-timings", {"FakeHost.Passes", "FakeHost.Last", "FakeKernel.First", "FakeKernel.Second"}, nullptr,
+        &timings);
+    std::map<std::string, double> seconds;
+    for (const auto& span : timings.spans()) seconds[span.step] += span.seconds;
+    ASSERT_TRUE(seconds.count("profile2: FakeKernel.Second")) << timings.format();
+    ASSERT_TRUE(seconds.count("profile2: FakeKernel.Second, waiting for its turn")) << timings.format();
+    // Started at the first pass, it waited for the second correctness test
+    // (400 ms) and for the first profiled test (300 ms and its exit).
+    EXPECT_GT(seconds["profile2: FakeKernel.Second, waiting for its turn"], 0.5) << timings.format();
+    EXPECT_GT(seconds["profile2: FakeKernel.Second"], 0.25) << timings.format();
+    EXPECT_LT(seconds["profile2: FakeKernel.Second"], 0.5) << timings.format();
 }
 
 // Where a correctness test fails after the processes started early, they are
