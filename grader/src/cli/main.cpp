@@ -81,7 +81,8 @@ int main(int argc, char** argv) {
                       "GPU's own record: a sketch here and a picture in build/timelines/ (lesson05: the overlap)");
     run_cmd->add_flag("--timings", run.timings,
                       "after the report, where the run's seconds went: the build, the grader's GPU query, each "
-                      "process's start-up, each test in your program and in the judge, the evidence");
+                      "process's start-up, each test in your program and in the judge, a timed test's wait for its turn "
+                      "on the GPU, the evidence");
     run_cmd->add_option("--format", run.format, "report format")
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");

@@ -10,7 +10,6 @@
 #include <optional>
 #include <random>
 #include <set>
-#include <utility>
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/gpu_record.hpp"
@@ -251,12 +250,13 @@ graded_run judge_graded_tests(const run_options& given) {
         count > 0 && !correctness.empty() && options.gate == nullptr &&
         std::none_of(correctness.begin(), correctness.end(), [&](const std::string& id) { return alone.count(id); }) &&
         std::none_of(timed_in_run.begin(), timed_in_run.end(), [&](const std::string& id) { return alone.count(id); });
-    bool first_result = true, start_up_early = false;
+    bool start_up_early = false;
 
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
-            if (std::exchange(first_result, false) && may_start_up_early && result.status == test_status::passed) {
+            const bool first_result = said.empty();  // said holds every result heard before this one
+            if (first_result && may_start_up_early && result.status == test_status::passed) {
                 start_up_early = true;
                 for (std::size_t i = 0; i < count; ++i)
                     processes[i] = std::async(std::launch::async, profiled_process, i);

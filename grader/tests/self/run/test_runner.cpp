@@ -13,8 +13,8 @@
 #include "run/gpu_gate.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
-#include "system/step_timings.hpp"
 #include "system/process.hpp"
+#include "system/step_timings.hpp"
 
 namespace {
 
