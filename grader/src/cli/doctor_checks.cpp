@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -40,12 +41,14 @@ std::string driver_branch_for(int cuda_major) {
 
 // CMAKE_CUDA_ARCHITECTURES read entry by entry: "75-real;80-real;120" is
 // machine code for 75, 80 and 120, and PTX for 120 (a bare number or
-// -virtual holds PTX; -real does not).
+// -virtual holds PTX; -real does not). The build's manifest writes the list
+// with commas (it is JSON text), CMake with semicolons: either separates.
 struct built_architecture {
     int arch = 0;
     bool ptx = false;
 };
-std::vector<built_architecture> architectures_of(const std::string& list) {
+std::vector<built_architecture> architectures_of(std::string list) {
+    std::replace(list.begin(), list.end(), ',', ';');
     std::vector<built_architecture> out;
     std::stringstream in(list);
     for (std::string entry; std::getline(in, entry, ';');) {
