@@ -1,6 +1,10 @@
 #include "course/cuda_error.hpp"
 
+#include <cstdarg>
+#include <cstdio>
 #include <cstring>
+
+#include "course/invalid_argument.hpp"
 
 namespace course {
 
@@ -29,6 +33,19 @@ void todo(const char* what, int line) {
     const std::string part = what;
     const bool names_a_file = part.find(" in ") != std::string::npos;
     throw not_implemented(names_a_file ? part + ":" + std::to_string(line) : part);
+}
+
+void throw_invalid_argument(const char* format, ...) {
+    std::va_list args;
+    va_start(args, format);
+    std::va_list again;
+    va_copy(again, args);
+    const int length = std::vsnprintf(nullptr, 0, format, args);
+    va_end(args);
+    std::string message(length > 0 ? static_cast<std::size_t>(length) : 0, '\0');
+    if (length > 0) std::vsnprintf(message.data(), message.size() + 1, format, again);
+    va_end(again);
+    throw std::invalid_argument(message);
 }
 
 namespace detail {

@@ -3,6 +3,7 @@
 #include "course/device_info.hpp"
 #include "course/driver_error.hpp"
 #include "course/cuda_error.hpp"
+#include "course/invalid_argument.hpp"
 #include "course/testing/harness.hpp"
 
 // The error path needs no GPU: a failing status is handed straight to the check.
@@ -21,6 +22,24 @@ TEST(Errors, RuntimeCheckThrowsWithNameCallAndPlace) {
         EXPECT_NE(what.find("cudaErrorInvalidConfiguration: invalid configuration argument"),
                   std::string::npos)
             << what;
+    }
+}
+
+// For headers kept free of <stdexcept> (lesson07's check_shapes): the
+// message as printf formats it, long ones whole.
+TEST(Errors, InvalidArgumentCarriesThePrintfMessage) {
+    try {
+        course::throw_invalid_argument("%s: A is %zu x %zu", "matmul_tiled", std::size_t{3}, std::size_t{4});
+        FAIL() << "throw_invalid_argument did not throw";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_STREQ(e.what(), "matmul_tiled: A is 3 x 4");
+    }
+    const std::string long_name(1000, 'x');
+    try {
+        course::throw_invalid_argument("%s!", long_name.c_str());
+        FAIL() << "throw_invalid_argument did not throw";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_EQ(std::string(e.what()), long_name + "!");
     }
 }
 

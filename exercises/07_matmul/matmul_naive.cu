@@ -2,7 +2,7 @@
 // Grade your work with:  grader run lesson07
 #include "course/error.hpp"
 #include "course/launch.hpp"
-#include "matmul.cuh"
+#include "matmul_kernels.cuh"
 
 namespace lesson07 {
 

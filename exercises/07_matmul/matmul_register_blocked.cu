@@ -5,7 +5,7 @@
 
 #include "course/error.hpp"
 #include "course/launch.hpp"
-#include "matmul.cuh"
+#include "matmul_kernels.cuh"
 
 namespace lesson07 {
 

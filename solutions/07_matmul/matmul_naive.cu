@@ -1,7 +1,7 @@
 // Lesson 07, part 1: the naive matrix product, reference solution.
 #include "course/error.hpp"
 #include "course/launch.hpp"
-#include "matmul.cuh"
+#include "matmul_kernels.cuh"
 
 namespace lesson07 {
 
