@@ -11,6 +11,7 @@
 #include <cuda_runtime_api.h>
 
 #include <climits>
+#include <initializer_list>
 
 #include "course/device_span_2d.hpp"
 #include "course/invalid_argument.hpp"
