@@ -189,7 +189,6 @@ TEST(Doctor, ABuildWithoutThisGpusCodeSaysSoOrRunsItsPtx) {
     f.build_architectures = "75-real,80-real,86-real,89-real,90-real,100-real,120-real,120-virtual";
     f.gpu = observed_gpu{"NVIDIA H200", 9, 0, 132, std::size_t{140} << 30};
     only(diagnose(f), severity::ok, "compiled for this GPU");
-    f.gpu = observed_gpu{"Tesla T4", 7, 5, 40, std::size_t{15} << 30};
 
     f.gpu = observed_gpu{"NVIDIA GB10", 12, 1, 48, std::size_t{119} << 30};  // sm_121: the portable build's PTX
     const finding n = only(diagnose(f), severity::note, "its PTX for sm_120 runs");

@@ -11,7 +11,6 @@ include(${CMAKE_CURRENT_LIST_DIR}/../../../../cmake/CourseNativeArchitectures.cm
 file(REMOVE_RECURSE ${WORK_DIR})
 file(MAKE_DIRECTORY ${WORK_DIR})
 set(ENV{PATH} "${WORK_DIR}:$ENV{PATH}")
-set(failures 0)
 
 # expect(<what nvidia-smi prints> <its exit status> <the list expected>)
 function(expect printed status expected)
