@@ -97,9 +97,15 @@ void gpu_gate::leave_shared(ticket which) {
     changed_.notify_all();
 }
 
-void gpu_gate::enter_alone(const void* owner) {
+void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     std::unique_lock lock(mutex_);
     account();
+    if (leaving) {
+        inside_.erase(*leaving);
+        between_timed_.erase(*leaving);
+        close_span(gate_span::shared);
+        changed_.notify_all();
+    }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone);
     for (;;) {
@@ -320,11 +326,10 @@ void gpu_turn::let_waiting_runs_in() {
 
 void gpu_turn::alone() {
     if (!gate_ || alone_) return;
-    // Leave first, then wait: two runs that both want to be alone must not
-    // each hold a share the other waits for.
-    gate_->leave_shared(ticket_);
+    // Its share goes as it begins to wait: two runs that both want to be
+    // alone must not each hold a share the other waits for.
     if (places_) places_->lend();
-    gate_->enter_alone(this);
+    gate_->enter_alone(this, ticket_);
     if (places_) places_->take_back();
     alone_ = true;
 }

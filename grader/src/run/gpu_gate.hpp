@@ -60,7 +60,10 @@ public:
     // `owner` (a gpu_turn) names the run, whose processes watch() lists.
     ticket enter_shared(const void* owner = nullptr);
     void leave_shared(ticket which);
-    void enter_alone(const void* owner = nullptr);
+    // `leaving`: the caller's own share, given up in the same step as it
+    // begins to wait, so that no sharer held back for it (between two of
+    // its timed tests) slips in between the two and is waited for.
+    void enter_alone(const void* owner = nullptr, std::optional<ticket> leaving = std::nullopt);
     void leave_alone();
 
     // The run `owner` registers every process it starts from now on, so it

@@ -190,9 +190,14 @@ TEST(SandboxDevices, TheGpusDeviceFilesAreNvidiasAndWsl2s) {
 
 TEST_F(sandbox_test, AProcessLeftBehindDiesWithTheRun) {
     // A program that starts a process of its own session, in the background,
-    // and ends: the process must not outlive the sandbox.
+    // and ends: the process must not outlive the sandbox. The program ends
+    // only once that process runs `sleep` (at most a second), or the check
+    // below could look before it has begun and find nothing.
     const std::string mark = std::to_string(4000 + ::getpid() % 1000) + ".25";
-    const auto status = run("setsid sleep " + mark + " > /dev/null 2>&1 & echo started", {{}, {}, {}});
+    const auto status = run("setsid sleep " + mark +
+                                " > /dev/null 2>&1 & for i in $(seq 100); do grep -qs sleep /proc/$!/cmdline && "
+                                "break; sleep 0.01; done; echo started",
+                            {{}, {}, {}});
     EXPECT_EQ(status.code, 0) << output_text();
     auto still_running = [&] {
         for (const auto& entry : fs::directory_iterator("/proc")) {
@@ -203,7 +208,9 @@ TEST_F(sandbox_test, AProcessLeftBehindDiesWithTheRun) {
         }
         return false;
     };
-    // The kernel ends a PID namespace's processes when its first one ends; allow it a moment.
-    for (int i = 0; i < 50 && still_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // bubblewrap returns as soon as the program ends; the rest of the PID
+    // namespace goes when its first process, told by --die-with-parent, does:
+    // allow it a moment, longer on a loaded machine.
+    for (int i = 0; i < 250 && still_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(still_running()) << "sleep " << mark << " outlived the sandbox";
 }
