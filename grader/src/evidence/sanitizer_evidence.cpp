@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <future>
 #include <optional>
 
 #include "course/testing/evidence.hpp"
@@ -92,11 +93,32 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
     std::vector<std::string> unchecked;
     int checked = 0;
     bool tool_failed = false;
+    // Read beside the first memcheck rerun (cuobjdump took 0.6 to 2.7 s on
+    // the course's test programs), and waited for the first time racecheck
+    // or synccheck would run.
+    std::future<std::optional<kernel_instructions>> reading;
+    if (!options.every_test && options.read_kernels) reading = std::async(std::launch::async, options.read_kernels);
+    bool kernels_read = false;
+    auto look_at_the_kernels = [&] {
+        kernels_read = true;
+        if (!reading.valid()) return;
+        std::optional<kernel_instructions> kernels;
+        try {
+            kernels = reading.get();
+        } catch (const std::exception&) {
+            return;  // unknown: every tool may run
+        }
+        if (!kernels) return;
+        if (!kernels->shared_memory) plan.nothing_to_look_at(sanitizer_tool::racecheck);
+        if (!kernels->synchronization) plan.nothing_to_look_at(sanitizer_tool::synccheck);
+    };
     for (const auto& id : ids) {
         graded_test& t = test_named(id);
         std::optional<sanitizer_report> found;
         bool budget_spent = false, rerun = false;
         for (const sanitizer_tool tool : sanitizer_tools_in_order) {
+            if (!kernels_read && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
+                look_at_the_kernels();
             if (!plan.runs(tool, id)) continue;
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());
             if (left < std::chrono::seconds(5)) {
@@ -158,8 +180,10 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             t.messages.insert(t.messages.begin(), *earlier);
         }
     }
-    if (!tool_failed)
+    if (!tool_failed) {
         if (const auto spared = plan.what_was_spared(); !spared.empty()) notes.push_back(spared);
+        if (const auto not_run = plan.why_not_run(); !not_run.empty()) notes.push_back(not_run);
+    }
     if (!unchecked.empty())
         notes.push_back(fmt::format("compute-sanitizer did not check {} (or not with every tool): the {} s allowed for its reruns were "
                                     "spent",

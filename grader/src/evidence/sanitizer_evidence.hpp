@@ -6,11 +6,12 @@
 // correctness test is checked, the passing ones too.
 //
 // Which tools: memcheck first; then racecheck, synccheck and initcheck, each
-// only while the tools before it found nothing. Whether a kernel uses shared
-// memory (racecheck's domain) or barriers (synccheck's) cannot be told
-// cheaply from outside, so instead of a list per lesson the tools are tried
-// until one has an answer: a test whose kernel has no shared memory pays one
-// quick racecheck run, and only when memcheck had nothing to say.
+// only while the tools before it found nothing. racecheck and synccheck are
+// not run at all where the test program's machine code shows they have
+// nothing to look at (no instruction that may touch shared memory, no
+// barrier or warp-synchronous one: kernel_instructions.hpp); that is read
+// beside the first memcheck rerun, and where it cannot be read (kernels
+// compiled at run time, no cuobjdump) they run as before.
 //
 // Which failing tests: the quickest first, and the tools' answers in some
 // stand for the rest (sanitizer_rerun_plan.hpp): a tool that found nothing
@@ -24,9 +25,11 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "evidence/kernel_instructions.hpp"
 #include "report/report.hpp"
 
 namespace grader {
@@ -38,6 +41,10 @@ struct sanitizer_options {
     std::chrono::milliseconds budget{60'000};
     // One rerun's limit: the tools slow kernels 10 to 100 times.
     std::chrono::milliseconds per_rerun_limit{240'000};
+    // What the test program's kernels can do (kernel_instructions_of);
+    // unset, or nullopt from it: unknown, and every tool may run. Not
+    // asked with every_test: --sanitize runs every tool it is asked for.
+    std::function<std::optional<kernel_instructions>()> read_kernels;
 };
 
 // The budget for failing tests (a normal run: it delays every report with a

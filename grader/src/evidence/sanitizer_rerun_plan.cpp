@@ -28,6 +28,7 @@ std::vector<std::string> rerun_plan::clean_tests(sanitizer_tool tool) const {
 
 bool rerun_plan::runs(sanitizer_tool tool, const std::string& test) {
     if (every_test_) return true;
+    if (std::find(blind_.begin(), blind_.end(), tool) != blind_.end()) return false;
     const bool spared =
         static_cast<int>(clean_tests(tool).size()) >= clean_tests_per_tool || finding_in_suite_of(test);
     if (spared && std::find(spared_.begin(), spared_.end(), test) == spared_.end()) spared_.push_back(test);
@@ -39,6 +40,22 @@ void rerun_plan::found(sanitizer_tool tool, const std::string& test, const std::
 }
 
 void rerun_plan::found_nothing(sanitizer_tool tool, const std::string& test) { outcomes_.push_back({tool, test, ""}); }
+
+void rerun_plan::nothing_to_look_at(sanitizer_tool tool) {
+    if (std::find(blind_.begin(), blind_.end(), tool) == blind_.end()) blind_.push_back(tool);
+}
+
+std::string rerun_plan::why_not_run() const {
+    const bool race = std::find(blind_.begin(), blind_.end(), sanitizer_tool::racecheck) != blind_.end();
+    const bool sync = std::find(blind_.begin(), blind_.end(), sanitizer_tool::synccheck) != blind_.end();
+    if (!race && !sync) return {};
+    std::string why;
+    if (race) why = "no instruction that may touch shared memory, all racecheck watches";
+    if (race && sync) why += ", and ";
+    if (sync) why += "no barrier or warp-synchronous instruction, all synccheck checks";
+    return fmt::format("compute-sanitizer: {} not run: the test program's kernels have {} (cuobjdump -sass)",
+                       race && sync ? "racecheck and synccheck were" : race ? "racecheck was" : "synccheck was", why);
+}
 
 std::optional<std::string> rerun_plan::earlier_finding(const std::string& test) const {
     const outcome* first = every_test_ ? nullptr : finding_in_suite_of(test);

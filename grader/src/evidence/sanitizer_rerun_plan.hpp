@@ -12,6 +12,9 @@
 //     of the same suite (VecAdd.*: the tests of one function, so of its
 //     kernels) are not rerun, and are told where it was seen; the tests of
 //     other suites still are.
+//   - a tool with nothing to look at in the program's kernels (racecheck
+//     where no instruction may touch shared memory, synccheck where none
+//     synchronizes: kernel_instructions.hpp) is not run at all.
 // With --sanitize (every test, passing ones too) nothing is spared.
 #include <optional>
 #include <string>
@@ -30,12 +33,17 @@ public:
 
     void found(sanitizer_tool tool, const std::string& test, const std::string& message);
     void found_nothing(sanitizer_tool tool, const std::string& test);
+    // `tool` has nothing to look at in this program: it is not run.
+    void nothing_to_look_at(sanitizer_tool tool);
 
     // For a failing test with no finding of its own: the first finding in
     // another test of its suite, and where it was seen.
     std::optional<std::string> earlier_finding(const std::string& test) const;
-    // The note saying which reruns were spared and why; empty if none was.
+    // The note saying which reruns were spared and why; empty if none was
+    // (a tool with nothing to look at is said apart: why_not_run).
     std::string what_was_spared() const;
+    // The note naming the tools that had nothing to look at, and why; empty if none.
+    std::string why_not_run() const;
 
     // A tool is not run again once it has found nothing in this many tests.
     static constexpr int clean_tests_per_tool = 2;
@@ -52,6 +60,7 @@ private:
     bool every_test_;
     std::vector<outcome> outcomes_;
     std::vector<std::string> spared_;  // tests a tool was not run on, in order
+    std::vector<sanitizer_tool> blind_;  // tools with nothing to look at
 };
 
 }  // namespace grader

@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "course/testing/evidence.hpp"
+#include "evidence/kernel_instructions.hpp"
 #include "evidence/kernel_profile.hpp"
 #include "evidence/profile_evidence.hpp"
 #include "evidence/sanitizer_evidence.hpp"
@@ -83,6 +84,10 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     plan.every_test = options.sanitize_every_test;
     plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
     plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
+    plan.read_kernels = [&] {
+        return kernel_instructions_of(find_cuobjdump(), options.tests_program, options.implementation_library,
+                                      reruns.log_dir() / "program-sass.txt");
+    };
     return add_sanitizer_evidence(
         tests, plan, reruns.reports(),
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {

@@ -475,4 +475,57 @@ TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
     EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck)", 0), 0u);
 }
 
+// Where the program's machine code shows racecheck or synccheck have
+// nothing to look at (kernel_instructions.hpp), they are not run, and a
+// note says why; where it cannot be told, every tool runs as before.
+std::vector<std::string> tools_run_with(std::optional<grader::kernel_instructions> kernels, bool every_test,
+                                        std::vector<std::string>* notes = nullptr) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(2);
+    grader::sanitizer_options options;
+    options.every_test = every_test;
+    int reads = 0;
+    options.read_kernels = [&] {
+        ++reads;
+        return kernels;
+    };
+    std::vector<std::string> rerun;
+    const auto said = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            rerun.push_back(id + " " + arg_after(command, "--tool"));
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(reads, every_test ? 0 : 1) << "the program is read once, and not for --sanitize";
+    if (notes) *notes = said;
+    return rerun;
+}
+
+TEST(SanitizerEvidence, AToolWithNothingToLookAtInTheProgramIsNotRun) {
+    std::vector<std::string> notes;
+    EXPECT_EQ(tools_run_with(grader::kernel_instructions{2, false, false}, false, &notes),
+              (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 initcheck", "VecAdd.Fails1 memcheck",
+                                        "VecAdd.Fails1 initcheck"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0],
+              "compute-sanitizer: racecheck and synccheck were not run: the test program's kernels have no "
+              "instruction that may touch shared memory, all racecheck watches, and no barrier or warp-synchronous "
+              "instruction, all synccheck checks (cuobjdump -sass)");
+
+    EXPECT_EQ(tools_run_with(grader::kernel_instructions{1, true, false}, false, &notes),
+              (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 racecheck", "VecAdd.Fails0 initcheck",
+                                        "VecAdd.Fails1 memcheck", "VecAdd.Fails1 racecheck",
+                                        "VecAdd.Fails1 initcheck"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("synccheck was not run: the test program's kernels have no barrier"), std::string::npos)
+        << notes[0];
+
+    EXPECT_EQ(tools_run_with(grader::kernel_instructions{1, true, true}, false, &notes).size(), 8u);
+    EXPECT_TRUE(notes.empty());
+    EXPECT_EQ(tools_run_with(std::nullopt, false, &notes).size(), 8u) << "unknown: every tool runs";
+    EXPECT_TRUE(notes.empty());
+    EXPECT_EQ(tools_run_with(grader::kernel_instructions{2, false, false}, true).size(), 8u)
+        << "--sanitize runs every tool";
+}
+
 }  // namespace
