@@ -93,7 +93,8 @@ bool loads_kernels_at_run_time(const std::filesystem::path& library) {
 std::optional<kernel_instructions> kernel_instructions_of(const std::optional<std::filesystem::path>& cuobjdump,
                                                           const std::filesystem::path& program,
                                                           const std::filesystem::path& library,
-                                                          const std::filesystem::path& scratch) {
+                                                          const std::filesystem::path& scratch,
+                                                          const std::atomic<bool>* give_up) {
     std::error_code ec;
     if (!cuobjdump || library.empty() || !std::filesystem::is_regular_file(library, ec)) return std::nullopt;
     if (loads_kernels_at_run_time(library)) return std::nullopt;
@@ -124,7 +125,7 @@ std::optional<kernel_instructions> kernel_instructions_of(const std::optional<st
         };
         while (!(ended = cuobjdump_run.try_wait())) {
             read_more();
-            if (reader.settled()) break;
+            if (reader.settled() || (give_up && *give_up)) break;
             std::this_thread::sleep_for(std::chrono::milliseconds(10));
         }
         if (ended) {
@@ -136,7 +137,7 @@ std::optional<kernel_instructions> kernel_instructions_of(const std::optional<st
         }
     }
     std::filesystem::remove(scratch, ec);
-    if (!reader.settled() && (!ended || ended->signaled || ended->code != 0)) return std::nullopt;
+    if (!reader.settled() && (!ended || ended->signaled || ended->code != 0)) return std::nullopt;  // given up, or failed
     if (reader.seen().kernels == 0) return std::nullopt;
     return reader.seen();
 }

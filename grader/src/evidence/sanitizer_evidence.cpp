@@ -93,15 +93,20 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
     std::vector<std::string> unchecked;
     int checked = 0;
     bool tool_failed = false;
-    // Read beside the first memcheck rerun (cuobjdump took 0.6 to 2.7 s on
-    // the course's test programs), and waited for the first time racecheck
-    // or synccheck would run.
+    // Read beside the first memcheck rerun; given up on when this returns.
+    std::atomic<bool> no_longer_wanted{false};
     std::future<std::optional<kernel_instructions>> reading;
-    if (!options.every_test && options.read_kernels) reading = std::async(std::launch::async, options.read_kernels);
-    bool kernels_read = false;
+    if (!options.every_test && options.read_kernels)
+        reading = std::async(std::launch::async, [&] { return options.read_kernels(no_longer_wanted); });
+    struct give_up_at_the_end {
+        std::atomic<bool>& flag;
+        ~give_up_at_the_end() { flag = true; }  // before `reading` waits for the thread
+    } stop_reading{no_longer_wanted};
+    bool waited_once = false;
     auto look_at_the_kernels = [&] {
-        kernels_read = true;
-        if (!reading.valid()) return;
+        const auto wait = waited_once ? std::chrono::milliseconds(0) : options.wait_for_kernels;
+        waited_once = true;
+        if (reading.wait_for(wait) != std::future_status::ready) return;  // the tool runs; asked again next time
         std::optional<kernel_instructions> kernels;
         try {
             kernels = reading.get();
@@ -117,7 +122,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         std::optional<sanitizer_report> found;
         bool budget_spent = false, rerun = false;
         for (const sanitizer_tool tool : sanitizer_tools_in_order) {
-            if (!kernels_read && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
+            if (reading.valid() && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
                 look_at_the_kernels();
             if (!plan.runs(tool, id)) continue;
             const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());

@@ -9,9 +9,13 @@
 // only while the tools before it found nothing. racecheck and synccheck are
 // not run at all where the test program's machine code shows they have
 // nothing to look at (no instruction that may touch shared memory, no
-// barrier or warp-synchronous one: kernel_instructions.hpp); that is read
-// beside the first memcheck rerun, and where it cannot be read (kernels
-// compiled at run time, no cuobjdump) they run as before.
+// barrier or warp-synchronous one: kernel_instructions.hpp). That is read
+// beside the first memcheck rerun; the first time racecheck or synccheck
+// would run, it is waited for up to half a second (on an H100 machine
+// lesson01's listing took 1.2 s, its first memcheck rerun 0.9 s), and after
+// that only taken once ready: lesson07's takes 3.4 s and would spare
+// nothing (its kernels use shared memory). Where it cannot be read
+// (kernels compiled at run time, no cuobjdump) they run as before.
 //
 // Which failing tests: the quickest first, and the tools' answers in some
 // stand for the rest (sanitizer_rerun_plan.hpp): a tool that found nothing
@@ -22,6 +26,7 @@
 // evidence file): it comes from the student's program, run with the student's
 // code, and only explains. Where the tools find nothing, nothing is added.
 // Timed-out tests are not rerun: under the tool a hang would only hang longer.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -41,10 +46,13 @@ struct sanitizer_options {
     std::chrono::milliseconds budget{60'000};
     // One rerun's limit: the tools slow kernels 10 to 100 times.
     std::chrono::milliseconds per_rerun_limit{240'000};
-    // What the test program's kernels can do (kernel_instructions_of);
+    // What the test program's kernels can do (kernel_instructions_of),
+    // which should end soon after its argument is set (no longer wanted);
     // unset, or nullopt from it: unknown, and every tool may run. Not
     // asked with every_test: --sanitize runs every tool it is asked for.
-    std::function<std::optional<kernel_instructions>()> read_kernels;
+    std::function<std::optional<kernel_instructions>(const std::atomic<bool>& give_up)> read_kernels;
+    // How long the first racecheck or synccheck waits for that answer.
+    std::chrono::milliseconds wait_for_kernels{500};
 };
 
 // The budget for failing tests (a normal run: it delays every report with a

@@ -53,8 +53,13 @@ std::string rerun_plan::why_not_run() const {
     if (race) why = "no instruction that may touch shared memory, all racecheck watches";
     if (race && sync) why += ", and ";
     if (sync) why += "no barrier or warp-synchronous instruction, all synccheck checks";
-    return fmt::format("compute-sanitizer: {} not run: the test program's kernels have {} (cuobjdump -sass)",
-                       race && sync ? "racecheck and synccheck were" : race ? "racecheck was" : "synccheck was", why);
+    // The answer may come after a first rerun of one of them.
+    const bool ran = std::any_of(blind_.begin(), blind_.end(), [&](sanitizer_tool tool) {
+        return std::any_of(outcomes_.begin(), outcomes_.end(), [&](const outcome& o) { return o.tool == tool; });
+    });
+    return fmt::format("compute-sanitizer: {} not run{}: the test program's kernels have {} (cuobjdump -sass)",
+                       race && sync ? "racecheck and synccheck were" : race ? "racecheck was" : "synccheck was",
+                       ran ? " (or not again)" : "", why);
 }
 
 std::optional<std::string> rerun_plan::earlier_finding(const std::string& test) const {

@@ -84,9 +84,9 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     plan.every_test = options.sanitize_every_test;
     plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
     plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
-    plan.read_kernels = [&] {
+    plan.read_kernels = [&](const std::atomic<bool>& give_up) {
         return kernel_instructions_of(find_cuobjdump(), options.tests_program, options.implementation_library,
-                                      reruns.log_dir() / "program-sass.txt");
+                                      reruns.log_dir() / "program-sass.txt", &give_up);
     };
     return add_sanitizer_evidence(
         tests, plan, reruns.reports(),

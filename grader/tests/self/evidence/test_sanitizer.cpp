@@ -13,7 +13,10 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <future>
+#include <thread>
 
 #include "course/temp_dir.hpp"
 #include "evidence/sanitizer.hpp"
@@ -484,8 +487,9 @@ std::vector<std::string> tools_run_with(std::optional<grader::kernel_instruction
     auto tests = failing_tests(2);
     grader::sanitizer_options options;
     options.every_test = every_test;
+    options.wait_for_kernels = std::chrono::minutes(1);  // the answer is always there in time
     int reads = 0;
-    options.read_kernels = [&] {
+    options.read_kernels = [&](const std::atomic<bool>&) {
         ++reads;
         return kernels;
     };
@@ -526,6 +530,60 @@ TEST(SanitizerEvidence, AToolWithNothingToLookAtInTheProgramIsNotRun) {
     EXPECT_TRUE(notes.empty());
     EXPECT_EQ(tools_run_with(grader::kernel_instructions{2, false, false}, true).size(), 8u)
         << "--sanitize runs every tool";
+}
+
+// The answer may come late (lesson07's listing took 3.4 s): the tools run
+// meanwhile, and the listing is given up on when the explanation ends.
+TEST(SanitizerEvidence, AnAnswerThatComesLateSparesOnlyTheRerunsAfterItAndIsGivenUpOnAtTheEnd) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(2);
+    grader::sanitizer_options options;
+    options.wait_for_kernels = std::chrono::milliseconds(0);
+    std::promise<void> first_racecheck_ran, answering;
+    auto ran = first_racecheck_ran.get_future();
+    auto answered = answering.get_future();
+    options.read_kernels = [&](const std::atomic<bool>&) {
+        ran.wait();  // comes once racecheck has run on the first test
+        answering.set_value();
+        return std::optional<grader::kernel_instructions>(grader::kernel_instructions{2, false, false});
+    };
+    std::vector<std::string> rerun;
+    std::vector<std::string> notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const std::string tool = arg_after(command, "--tool");
+            rerun.push_back(id + " " + tool);
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            if (tool == "racecheck") {
+                first_racecheck_ran.set_value();
+                answered.wait();
+                std::this_thread::sleep_for(std::chrono::milliseconds(100));  // it has returned by the next tool
+            }
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 racecheck",
+                                               "VecAdd.Fails0 initcheck", "VecAdd.Fails1 memcheck",
+                                               "VecAdd.Fails1 initcheck"}));
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_EQ(notes[0].rfind("compute-sanitizer: racecheck and synccheck were not run (or not again): the test "
+                             "program's kernels have no instruction",
+                             0),
+              0u)
+        << notes[0];
+
+    // memcheck finds the error at once: the reading, still under way, is given up on.
+    auto more = failing_tests(1);
+    std::atomic<bool> told_to_stop{false};
+    options.read_kernels = [&](const std::atomic<bool>& give_up) {
+        while (!give_up) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        told_to_stop = true;
+        return std::optional<grader::kernel_instructions>();
+    };
+    grader::add_sanitizer_evidence(
+        more, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+        });
+    EXPECT_TRUE(told_to_stop);
 }
 
 }  // namespace
