@@ -1,7 +1,7 @@
 #include "evidence/kernel_instructions.hpp"
 
 #include <algorithm>
-#include <array>
+#include <chrono>
 #include <fstream>
 #include <iterator>
 #include <sstream>
