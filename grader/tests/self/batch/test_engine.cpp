@@ -190,7 +190,8 @@ TEST(GpuGate, BetweenTwoTimedTestsOfARunNewSharersWaitForUpToThePatience) {
         gpu_turn turn(&gate);
         next_in = true;
     });
-    std::this_thread::sleep_for(100ms);
+    // Well before the patience (a loaded machine may take a while to wake it).
+    for (int i = 0; i < 100 && !next_in; ++i) std::this_thread::sleep_for(5ms);
     EXPECT_TRUE(next_in) << "a sharer waited after a run's last timed test";
     next.join();
 }
@@ -418,7 +419,7 @@ TEST(GpuGate, BetweenTwoTimedTestsOfARunSharersThatCanBePausedGoInAtOnce) {
         gpu_turn turn(&gate);
         unwatched_in = true;
     });
-    std::this_thread::sleep_for(100ms);
+    for (int i = 0; i < 200 && !watched_in; ++i) std::this_thread::sleep_for(5ms);  // well before the patience
     EXPECT_TRUE(watched_in) << "a sharer the next timed test could pause waited between two timed tests";
     EXPECT_FALSE(unwatched_in) << "a sharer that cannot be paused went in between two timed tests of a run";
     run.shared_again(false);  // nothing to do: it is sharing
