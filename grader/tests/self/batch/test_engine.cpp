@@ -452,16 +452,26 @@ TEST(GpuGate, KeepsATimelineOfSharedTimeAndOfTimedRunsHeldUp) {
         turn.alone();  // held up until the sharer leaves
         std::this_thread::sleep_for(40ms);
     });
+    // From when the timed run waits (a loaded machine may start its thread late).
+    auto waiting = [&] {
+        const auto spans = gate.spans();
+        return std::any_of(spans.begin(), spans.end(), [](const gate_span& s) {
+            return s.kind == gate_span::waiting_alone && s.end == s.start;
+        });
+    };
+    for (int i = 0; i < 1000 && !waiting(); ++i) std::this_thread::sleep_for(1ms);
+    ASSERT_TRUE(waiting());
     std::this_thread::sleep_for(60ms);  // shared, a timed run waiting
     sharer.reset();
     timed.join();
     std::this_thread::sleep_for(30ms);  // idle: counted nowhere
+    // The upper bounds are loose: sleeps overshoot on a loaded machine.
     EXPECT_GE(gate.shared_seconds(), 0.095);
-    EXPECT_LT(gate.shared_seconds(), 0.5);
+    EXPECT_LT(gate.shared_seconds(), 2.0);
     EXPECT_GE(gate.held_up_seconds(), 0.055);
     EXPECT_LT(gate.held_up_seconds(), gate.shared_seconds() - 0.035) << "the first 40 ms held nobody up";
     EXPECT_GE(gate.alone_seconds(), 0.035);
-    EXPECT_LT(gate.alone_seconds(), 0.5);
+    EXPECT_LT(gate.alone_seconds(), 2.0);
 }
 
 // The batch's timeline gives each gate span to the submission its thread was

@@ -524,6 +524,31 @@ TEST(SanitizerEvidence, AToolWithNothingToLookAtInTheProgramIsNotRun) {
     EXPECT_NE(notes[0].find("synccheck was not run: the test program's kernels have no barrier"), std::string::npos)
         << notes[0];
 
+    // With reruns spared for the other reasons too, one note says it all.
+    {
+        fake_sanitizer fake;
+        auto tests = failing_tests(3);
+        grader::sanitizer_options options;
+        options.wait_for_kernels = std::chrono::minutes(1);
+        options.read_kernels = [](const std::atomic<bool>&) {
+            return std::optional<grader::kernel_instructions>(grader::kernel_instructions{2, false, false});
+        };
+        const auto said = grader::add_sanitizer_evidence(
+            tests, options, fake.dir.path() / "reports",
+            [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+                std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            });
+        ASSERT_EQ(said.size(), 1u);
+        EXPECT_NE(said[0].find("compute-sanitizer: memcheck and initcheck found nothing in VecAdd.Fails0 and "
+                               "VecAdd.Fails1; so VecAdd.Fails2 was not rerun under every tool"),
+                  std::string::npos)
+            << said[0];
+        EXPECT_NE(said[0].find("rerun: most failures of one submission have one cause); racecheck and synccheck "
+                               "were not run: the test program's kernels have no instruction"),
+                  std::string::npos)
+            << said[0];
+    }
+
     EXPECT_EQ(tools_run_with(grader::kernel_instructions{1, true, true}, false, &notes).size(), 8u);
     EXPECT_TRUE(notes.empty());
     EXPECT_EQ(tools_run_with(std::nullopt, false, &notes).size(), 8u) << "unknown: every tool runs";
