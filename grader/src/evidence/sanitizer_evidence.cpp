@@ -189,7 +189,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         // One note for the reruns spared, whatever the reasons: the report stays short.
         std::string spared = plan.what_was_spared();
         if (const std::string not_run = plan.why_not_run(); !not_run.empty())
-            spared = spared.empty() ? not_run : spared + "; " + not_run.substr(not_run.find(": ") + 2);
+            spared = spared.empty() ? "compute-sanitizer: " + not_run : spared + "; " + not_run;
         if (!spared.empty()) notes.push_back(spared);
     }
     if (!unchecked.empty())

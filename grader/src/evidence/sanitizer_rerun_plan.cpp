@@ -57,7 +57,7 @@ std::string rerun_plan::why_not_run() const {
     const bool ran = std::any_of(blind_.begin(), blind_.end(), [&](sanitizer_tool tool) {
         return std::any_of(outcomes_.begin(), outcomes_.end(), [&](const outcome& o) { return o.tool == tool; });
     });
-    return fmt::format("compute-sanitizer: {} not run{}: the test program's kernels have {} (cuobjdump -sass)",
+    return fmt::format("{} not run{}: the test program's kernels have {} (cuobjdump -sass)",
                        race && sync ? "racecheck and synccheck were" : race ? "racecheck was" : "synccheck was",
                        ran ? " (or not again)" : "", why);
 }

@@ -42,7 +42,8 @@ public:
     // The note saying which reruns were spared and why; empty if none was
     // (a tool with nothing to look at is said apart: why_not_run).
     std::string what_was_spared() const;
-    // The note naming the tools that had nothing to look at, and why; empty if none.
+    // Which tools had nothing to look at, and why ("racecheck was not run:
+    // ..."), for the end of the spared note; empty if none.
     std::string why_not_run() const;
 
     // A tool is not run again once it has found nothing in this many tests.
