@@ -23,17 +23,35 @@ std::vector<submission_timeline> batch_timeline::compose(const std::vector<gate_
         return timeline[it->second];
     };
     for (const auto& w : work_) of(w.student).spans.push_back(w.span);
-    for (const auto& g : gate_spans) {
-        const double start = seconds(g.start), end = seconds(g.end);
-        // A gate span belongs to the judging or explaining its thread was doing.
-        const auto owner = std::find_if(work_.begin(), work_.end(), [&](const work& w) {
+    // A gate span belongs to the judging or explaining its thread was doing;
+    // a span of a run opened on another thread (a timed test under Nsight
+    // Compute waits for the GPU on a thread of its own), to that of its run.
+    auto by_thread = [&](const gate_span& g) {
+        const double start = seconds(g.start);
+        return std::find_if(work_.begin(), work_.end(), [&](const work& w) {
             return w.thread == g.thread && (w.span.kind == "judge" || w.span.kind == "explain") &&
                    w.span.start <= start && start <= w.span.end;
         });
-        if (owner == work_.end()) continue;
+    };
+    // Which work each run was part of. A run's address may be another run's
+    // later, so a span goes to the work of its run that was going on then.
+    std::multimap<const void*, const work*> runs;
+    for (const auto& g : gate_spans)
+        if (const auto owner = by_thread(g); owner != work_.end() && g.owner) runs.emplace(g.owner, &*owner);
+    auto by_run = [&](const gate_span& g) -> const work* {
+        const double start = seconds(g.start);
+        const auto [first, last] = runs.equal_range(g.owner);
+        for (auto it = first; g.owner && it != last; ++it)
+            if (it->second->span.start <= start && start <= it->second->span.end) return it->second;
+        return nullptr;
+    };
+    for (const auto& g : gate_spans) {
+        const auto same_thread = by_thread(g);
+        const work* owner = same_thread != work_.end() ? &*same_thread : by_run(g);
+        if (!owner) continue;
         // "explain_shared" and the like: the sanitizer's and ncu's reruns.
         const std::string prefix = owner->span.kind == "explain" ? "explain_" : "";
-        of(owner->student).spans.push_back({prefix + to_string(g.kind), start, end});
+        of(owner->student).spans.push_back({prefix + to_string(g.kind), seconds(g.start), seconds(g.end)});
     }
     for (auto& t : timeline)
         std::sort(t.spans.begin(), t.spans.end(),

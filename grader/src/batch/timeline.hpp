@@ -35,7 +35,8 @@ public:
     void record(const std::string& student, const std::string& kind, time_point start, time_point end);
 
     // Every submission's stretches, with the gates' spans given to the
-    // submission their thread was judging or explaining at the time.
+    // submission their thread was judging or explaining at the time, or
+    // their run was (a span opened on a thread of the run's own).
     std::vector<submission_timeline> compose(const std::vector<gate_span>& gate_spans) const;
 
 private:

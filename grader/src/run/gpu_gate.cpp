@@ -25,15 +25,15 @@ const char* to_string(gate_span::kind_t kind) {
     return "?";
 }
 
-void gpu_gate::open_span(gate_span::kind_t kind) {
+void gpu_gate::open_span(gate_span::kind_t kind, const void* owner) {
     const auto now = std::chrono::steady_clock::now();
-    spans_.push_back({kind, std::this_thread::get_id(), now, now});
+    spans_.push_back({kind, std::this_thread::get_id(), owner, now, now});
 }
 
-void gpu_gate::close_span(gate_span::kind_t kind) {
+void gpu_gate::close_span(gate_span::kind_t kind, const void* owner) {
     const auto me = std::this_thread::get_id();
     for (auto it = spans_.rbegin(); it != spans_.rend(); ++it)
-        if (it->thread == me && it->kind == kind && it->end == it->start) {
+        if (it->owner == owner && (owner || it->thread == me) && it->kind == kind && it->end == it->start) {
             it->end = std::chrono::steady_clock::now();
             return;
         }
@@ -57,7 +57,7 @@ bool gpu_gate::may_share(std::chrono::steady_clock::time_point now, bool pausabl
 
 gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
     std::unique_lock lock(mutex_);
-    open_span(gate_span::queued);
+    open_span(gate_span::queued, owner);
     const auto known = runs_.find(owner);
     const bool pausable = pauser_ && owner && known != runs_.end() && known->second.watched;
     for (auto now = std::chrono::steady_clock::now(); !may_share(now, pausable); now = std::chrono::steady_clock::now()) {
@@ -71,7 +71,7 @@ gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
         else
             changed_.wait_until(lock, wake);
     }
-    close_span(gate_span::queued);
+    close_span(gate_span::queued, owner);
     account();
     return admit_sharer(owner);
 }
@@ -79,7 +79,7 @@ gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
 gpu_gate::ticket gpu_gate::admit_sharer(const void* owner) {
     const ticket mine = next_ticket_++;
     inside_[mine] = owner;
-    open_span(gate_span::shared);
+    open_span(gate_span::shared, owner);
     return mine;
 }
 
@@ -91,9 +91,9 @@ void gpu_gate::timed_runs_wait_from_now() {
 void gpu_gate::leave_shared(ticket which) {
     std::lock_guard lock(mutex_);
     account();
+    if (const auto sharer = inside_.find(which); sharer != inside_.end()) close_span(gate_span::shared, sharer->second);
     inside_.erase(which);
     between_timed_.erase(which);
-    close_span(gate_span::shared);
     changed_.notify_all();
 }
 
@@ -101,13 +101,13 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     std::unique_lock lock(mutex_);
     account();
     if (leaving) {
+        if (const auto mine = inside_.find(*leaving); mine != inside_.end()) close_span(gate_span::shared, mine->second);
         inside_.erase(*leaving);
         between_timed_.erase(*leaving);
-        close_span(gate_span::shared);
         changed_.notify_all();
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
-    open_span(gate_span::waiting_alone);
+    open_span(gate_span::waiting_alone, owner);
     for (;;) {
         if (!alone_ && !pausing_) {
             if (inside_.empty()) break;
@@ -119,12 +119,12 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
         if (pauser_) changed_.wait_for(lock, std::chrono::milliseconds(20));
         else changed_.wait(lock);
     }
-    close_span(gate_span::waiting_alone);
+    close_span(gate_span::waiting_alone, owner);
     account();
     if (--waiting_alone_ > 0) timed_runs_wait_from_now();  // the others, behind no sharer that was not paused
     alone_ = true;
     alone_owner_ = owner;
-    open_span(gate_span::alone);
+    open_span(gate_span::alone, owner);
 }
 
 bool gpu_gate::pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock) {
@@ -209,16 +209,16 @@ void gpu_gate::end_alone() {
 void gpu_gate::leave_alone() {
     std::lock_guard lock(mutex_);
     account();
+    close_span(gate_span::alone, alone_owner_);
     end_alone();
-    close_span(gate_span::alone);
     changed_.notify_all();
 }
 
 gpu_gate::ticket gpu_gate::alone_to_shared(bool more_timed_to_come, const void* owner) {
     std::lock_guard lock(mutex_);
     account();
+    close_span(gate_span::alone, alone_owner_);
     end_alone();
-    close_span(gate_span::alone);
     const ticket mine = admit_sharer(owner);
     if (more_timed_to_come) between_timed_[mine] = std::chrono::steady_clock::now();
     changed_.notify_all();  // other sharers may join
@@ -287,6 +287,11 @@ std::vector<gate_span> gpu_gate::spans() const {
     return spans_;
 }
 
+bool gpu_gate::timed_runs_waiting() const {
+    std::lock_guard lock(mutex_);
+    return waiting_alone_ > 0;
+}
+
 double gpu_gate::alone_seconds() const {
     std::lock_guard lock(mutex_);
     account();
@@ -322,6 +327,10 @@ void gpu_turn::let_waiting_runs_in() {
     if (!gate_ || alone_) return;
     gate_->leave_shared(ticket_);
     ticket_ = gate_->enter_shared(this);
+}
+
+bool gpu_turn::others_wait_to_be_alone() const {
+    return gate_ && !alone_ && gate_->timed_runs_waiting();
 }
 
 void gpu_turn::alone() {

@@ -39,10 +39,16 @@
 
 namespace grader {
 
-// A stretch of one thread's time at the gate.
+// A stretch of one run's time at the gate (of one thread's, for a caller
+// that names no run).
 struct gate_span {
     enum kind_t { queued, shared, waiting_alone, alone } kind;
-    std::thread::id thread;
+    std::thread::id thread;  // the thread that opened it
+    // The run (gpu_turn) it belongs to; null where the caller named none.
+    // A run's timed test may begin on one thread (a process under Nsight
+    // Compute) and end on another (the judge's), so a run's spans are told
+    // apart by the run, not the thread.
+    const void* owner = nullptr;
     std::chrono::steady_clock::time_point start, end;  // end == start: still open
 };
 const char* to_string(gate_span::kind_t kind);
@@ -88,6 +94,9 @@ public:
     // that second, and the run waits for every one of them to finish.
     ticket alone_to_shared(bool more_timed_to_come = false, const void* owner = nullptr);
 
+    // Whether a run waits to be alone now.
+    bool timed_runs_waiting() const;
+
     // Seconds, over every run so far, that the GPU was...
     double alone_seconds() const;    // held alone
     double shared_seconds() const;   // used by one or more sharers
@@ -111,8 +120,9 @@ private:
     // released while the driver works); true once they all are.
     bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);
     void end_alone();  // the paused sharers go on (mutex held)
-    void open_span(gate_span::kind_t kind);   // for this thread (mutex held)
-    void close_span(gate_span::kind_t kind);  // this thread's open one of this kind (mutex held)
+    void open_span(gate_span::kind_t kind, const void* owner);   // (mutex held)
+    // The open one of this kind of `owner`, or of this thread where owner is null (mutex held).
+    void close_span(gate_span::kind_t kind, const void* owner);
 
     mutable std::mutex mutex_;
     std::condition_variable changed_;
@@ -175,6 +185,8 @@ public:
     // long stretches of shared work (the sanitizer's reruns), so that one
     // run's explanations do not hold up every other run's timed tests.
     void let_waiting_runs_in();
+    // Whether another run waits to be alone now (false without a gate).
+    bool others_wait_to_be_alone() const;
 
     // How long this run's processes have been paused so far (their time
     // limits are extended by it).

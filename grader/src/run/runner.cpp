@@ -195,6 +195,18 @@ graded_run judge_graded_tests(const run_options& given) {
         };
     };
     student.on_start(gpu_alone(judge));
+    // Between two processes (the last one crashed, hit a sticky CUDA error or
+    // ran out of time) this run has nothing on the GPU but the judge's check:
+    // a run waiting to time a test goes first, as between the sanitizer's
+    // reruns. Otherwise a submission whose every test faults, each in a
+    // process of its own, would keep the timed tests of a batch waiting
+    // through all of them (on an H200, 16 to 20 s for lesson01's mutants
+    // that read out of bounds).
+    student.before_restart([&] {
+        if (!turn.others_wait_to_be_alone()) return;
+        judge.wait_idle();
+        turn.let_waiting_runs_in();
+    });
 
     // The profiled speed tests: each in a process of its own under ncu, and
     // their own judge, which waits for each claim (it comes once ncu's report

@@ -66,6 +66,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         if (!second.empty())
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
+        if (round > 0 && before_restart_) before_restart_();
         gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
         spawned_ = clock::now();
         child_process child({command(argv),

@@ -68,6 +68,11 @@ public:
     // Hears of each test as it starts (before its time limit starts to run).
     void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
 
+    // Called before each process but the first (the one before ended: a
+    // crash, a sticky CUDA error, a test out of time), while the run has no
+    // process of this program running.
+    void before_restart(std::function<void()> fn) { before_restart_ = std::move(fn); }
+
     // Takes tests that have not started off the list (from on_finish).
     void cancel(const std::vector<std::string>& ids);
 
@@ -94,6 +99,7 @@ private:
     env_list env_;
     on_finish_fn on_finish_;
     on_start_fn on_start_;
+    std::function<void()> before_restart_;
     std::vector<std::string> remaining_;
     std::vector<std::string> tool_;
     std::filesystem::path tool_writable_;

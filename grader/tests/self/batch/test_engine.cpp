@@ -509,6 +509,41 @@ TEST(BatchTimeline, GivesTheGatesSpansToTheSubmissionBeingJudged) {
     EXPECT_GE(composed[0].spans[3].end - composed[0].spans[3].start, 0.015) << "shared for 20 ms";
 }
 
+// A run's timed test may wait for the GPU on a thread of its own (a process
+// under Nsight Compute) and be done on another (the judge's): its spans still
+// go to the submission the run was judging, and a later run at the same
+// address on another thread to its own.
+TEST(BatchTimeline, GivesARunsSpansFromItsOtherThreadsToItsSubmission) {
+    const auto started = std::chrono::steady_clock::now();
+    batch_timeline timeline(started);
+    gpu_gate gate;
+    auto judge = [&](const std::string& student) {
+        const auto t0 = std::chrono::steady_clock::now();
+        {
+            gpu_turn turn(&gate);
+            std::thread([&] { turn.alone(); }).join();  // the timed test's own thread
+            std::this_thread::sleep_for(20ms);
+            std::thread([&] { turn.shared_again(); }).join();  // the judge's
+        }
+        timeline.record(student, "judge", t0, std::chrono::steady_clock::now());
+    };
+    std::thread(judge, "ada").join();
+    std::thread(judge, "bob").join();
+    const auto composed = timeline.compose(gate.spans());
+    ASSERT_EQ(composed.size(), 2u);
+    for (const auto& submission : composed) {
+        std::vector<std::string> kinds;
+        double alone = 0;
+        for (const auto& span : submission.spans) {
+            kinds.push_back(span.kind);
+            if (span.kind == "alone") alone = span.end - span.start;
+        }
+        EXPECT_EQ(kinds, (std::vector<std::string>{"judge", "queued", "shared", "waiting_alone", "alone", "shared"}))
+            << submission.student;
+        EXPECT_GE(alone, 0.015) << submission.student << ": alone for 20 ms, closed on another thread";
+    }
+}
+
 // The course's own build (this test's), lesson04: a lesson with two sources.
 TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
     const manifest m = load_manifest(GRADER_BUILD_DIR);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <thread>
 
 #include <unistd.h>
 
@@ -142,6 +143,46 @@ TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
     EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::timed_out);
     EXPECT_EQ(find(tests, "FakeHost.Unfinished").status, test_status::passed);
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+// In a batch, a run whose process ended before its tests did (here a hang
+// stopped at its limit) steps aside before the next process starts, so that
+// another run waiting to time a test goes first instead of waiting through
+// every process of it.
+TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
+    env_var hang("FAKE_HANG");
+    grader::gpu_gate gate;
+    grader::run_options options = fake_options(1500);
+    options.only = {"FakeHost.Hangs", "FakeHost.Last"};
+    options.gate = &gate;
+    std::vector<grader::graded_test> tests;
+    std::chrono::steady_clock::time_point run_ended;
+    std::thread graded([&] {
+        tests = grader::judge_graded_tests(options).tests;
+        run_ended = std::chrono::steady_clock::now();
+    });
+    // Once the run shares the GPU, another run wants it alone for 500 ms.
+    auto run_inside = [&] {
+        const auto spans = gate.spans();
+        return std::any_of(spans.begin(), spans.end(), [](const grader::gate_span& s) {
+            return s.kind == grader::gate_span::shared && s.end == s.start;
+        });
+    };
+    for (int i = 0; i < 500 && !run_inside(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    ASSERT_TRUE(run_inside());
+    std::chrono::steady_clock::time_point alone_at;
+    {
+        grader::gpu_turn timed(&gate);
+        timed.alone();
+        alone_at = std::chrono::steady_clock::now();
+        std::this_thread::sleep_for(std::chrono::milliseconds(500));
+    }
+    graded.join();
+    EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::timed_out);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed) << all_messages(find(tests, "FakeHost.Last"));
+    // The timed run went in between the two processes: the run's second one
+    // waited for it to be done.
+    EXPECT_GT(run_ended - alone_at, std::chrono::milliseconds(450));
 }
 
 TEST(Runner, UnfinishedWorkIsNamed) {
