@@ -46,10 +46,17 @@ void concurrent_judge::claim(const std::string& id, test_status status) {
 
 void concurrent_judge::wait_idle() {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] {
-        return done_ || std::all_of(passes_.begin(), passes_.end(),
-                                    [&](const std::string& id) { return verdicts_.count(id) > 0; });
-    });
+    changed_.wait(lock, [&] { return idle(); });
+}
+
+bool concurrent_judge::wait_idle_for(std::chrono::milliseconds patience) {
+    std::unique_lock lock(mutex_);
+    return changed_.wait_for(lock, patience, [&] { return idle(); });
+}
+
+bool concurrent_judge::idle() const {
+    return done_ ||
+           std::all_of(passes_.begin(), passes_.end(), [&](const std::string& id) { return verdicts_.count(id) > 0; });
 }
 
 outcome concurrent_judge::verdict(const std::string& id) {

@@ -1,6 +1,7 @@
 #pragma once
 // Claims and the judge: the grader's word on each test the student's
 // program ended, and the judge's verdict on each claimed pass.
+#include <chrono>
 #include <condition_variable>
 #include <map>
 #include <memory>
@@ -41,6 +42,8 @@ public:
 
     // Waits until the judge has a verdict on every pass claimed so far: it is idle.
     void wait_idle();
+    // The same for at most `patience`: whether it is idle.
+    bool wait_idle_for(std::chrono::milliseconds patience);
 
     // The judge's verdict on `id`, once it has one (or has stopped).
     outcome verdict(const std::string& id);
@@ -52,6 +55,8 @@ public:
     }
 
 private:
+    bool idle() const;  // a verdict on every claimed pass (mutex held)
+
     const run_options& options_;
     std::vector<std::string> ids_;
     std::unique_ptr<test_processes> judge_;

@@ -201,11 +201,13 @@ graded_run judge_graded_tests(const run_options& given) {
     // reruns. Otherwise a submission whose every test faults, each in a
     // process of its own, would keep the timed tests of a batch waiting
     // through all of them (on an H200, 16 to 20 s for lesson01's mutants
-    // that read out of bounds).
+    // that read out of bounds). The judge's checks use the GPU, so the run
+    // steps aside only once its judge is idle, and waits for that briefly: a
+    // judge may be waiting for a word the grader says later (a batch in which
+    // the judge was waited for stalled 280 s).
     student.before_restart([&] {
-        if (!turn.others_wait_to_be_alone()) return;
-        judge.wait_idle();
-        turn.let_waiting_runs_in();
+        if (turn.others_wait_to_be_alone() && judge.wait_idle_for(std::chrono::milliseconds(500)))
+            turn.let_waiting_runs_in();
     });
 
     // The profiled speed tests: each in a process of its own under ncu, and

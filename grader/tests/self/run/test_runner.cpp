@@ -145,6 +145,27 @@ TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
 }
 
+namespace {
+// Once the run shares `gate`, another run wants it alone for `hold`; returns
+// when that one got it.
+std::chrono::steady_clock::time_point alone_once_the_run_shares(grader::gpu_gate& gate,
+                                                                std::chrono::milliseconds hold) {
+    auto run_inside = [&] {
+        const auto spans = gate.spans();
+        return std::any_of(spans.begin(), spans.end(), [](const grader::gate_span& s) {
+            return s.kind == grader::gate_span::shared && s.end == s.start;
+        });
+    };
+    for (int i = 0; i < 500 && !run_inside(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    EXPECT_TRUE(run_inside());
+    grader::gpu_turn timed(&gate);
+    timed.alone();
+    const auto alone_at = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(hold);
+    return alone_at;
+}
+}  // namespace
+
 // In a batch, a run whose process ended before its tests did (here a hang
 // stopped at its limit) steps aside before the next process starts, so that
 // another run waiting to time a test goes first instead of waiting through
@@ -161,22 +182,7 @@ TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
         tests = grader::judge_graded_tests(options).tests;
         run_ended = std::chrono::steady_clock::now();
     });
-    // Once the run shares the GPU, another run wants it alone for 500 ms.
-    auto run_inside = [&] {
-        const auto spans = gate.spans();
-        return std::any_of(spans.begin(), spans.end(), [](const grader::gate_span& s) {
-            return s.kind == grader::gate_span::shared && s.end == s.start;
-        });
-    };
-    for (int i = 0; i < 500 && !run_inside(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    ASSERT_TRUE(run_inside());
-    std::chrono::steady_clock::time_point alone_at;
-    {
-        grader::gpu_turn timed(&gate);
-        timed.alone();
-        alone_at = std::chrono::steady_clock::now();
-        std::this_thread::sleep_for(std::chrono::milliseconds(500));
-    }
+    const auto alone_at = alone_once_the_run_shares(gate, std::chrono::milliseconds(500));
     graded.join();
     EXPECT_EQ(find(tests, "FakeHost.Hangs").status, test_status::timed_out);
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed) << all_messages(find(tests, "FakeHost.Last"));
