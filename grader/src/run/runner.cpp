@@ -200,7 +200,7 @@ graded_run judge_graded_tests(const run_options& given) {
     // a run waiting to time a test goes first, as between the sanitizer's
     // reruns. Otherwise a submission whose every test faults, each in a
     // process of its own, would keep the timed tests of a batch waiting
-    // through all of them (on an H200, 16 to 20 s for lesson01's mutants
+    // through all of them (on an H200, 16 to 25 s for lesson01's mutants
     // that read out of bounds). The judge's checks use the GPU, so the run
     // steps aside only once its judge is idle, and waits for that briefly: a
     // judge may be waiting for a word the grader says later (a batch in which
