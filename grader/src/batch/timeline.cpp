@@ -26,18 +26,21 @@ std::vector<submission_timeline> batch_timeline::compose(const std::vector<gate_
     // A gate span belongs to the judging or explaining its thread was doing;
     // a span of a run opened on another thread (a timed test under Nsight
     // Compute waits for the GPU on a thread of its own), to that of its run.
-    auto by_thread = [&](const gate_span& g) {
+    std::vector<const work*> on_thread(gate_spans.size(), nullptr);
+    for (std::size_t i = 0; i < gate_spans.size(); ++i) {
+        const gate_span& g = gate_spans[i];
         const double start = seconds(g.start);
-        return std::find_if(work_.begin(), work_.end(), [&](const work& w) {
+        const auto w = std::find_if(work_.begin(), work_.end(), [&](const work& w) {
             return w.thread == g.thread && (w.span.kind == "judge" || w.span.kind == "explain") &&
                    w.span.start <= start && start <= w.span.end;
         });
-    };
+        if (w != work_.end()) on_thread[i] = &*w;
+    }
     // Which work each run was part of. A run's address may be another run's
     // later, so a span goes to the work of its run that was going on then.
     std::multimap<const void*, const work*> runs;
-    for (const auto& g : gate_spans)
-        if (const auto owner = by_thread(g); owner != work_.end() && g.owner) runs.emplace(g.owner, &*owner);
+    for (std::size_t i = 0; i < gate_spans.size(); ++i)
+        if (on_thread[i] && gate_spans[i].owner) runs.emplace(gate_spans[i].owner, on_thread[i]);
     auto by_run = [&](const gate_span& g) -> const work* {
         const double start = seconds(g.start);
         const auto [first, last] = runs.equal_range(g.owner);
@@ -45,9 +48,9 @@ std::vector<submission_timeline> batch_timeline::compose(const std::vector<gate_
             if (it->second->span.start <= start && start <= it->second->span.end) return it->second;
         return nullptr;
     };
-    for (const auto& g : gate_spans) {
-        const auto same_thread = by_thread(g);
-        const work* owner = same_thread != work_.end() ? &*same_thread : by_run(g);
+    for (std::size_t i = 0; i < gate_spans.size(); ++i) {
+        const gate_span& g = gate_spans[i];
+        const work* owner = on_thread[i] ? on_thread[i] : by_run(g);
         if (!owner) continue;
         // "explain_shared" and the like: the sanitizer's and ncu's reruns.
         const std::string prefix = owner->span.kind == "explain" ? "explain_" : "";
