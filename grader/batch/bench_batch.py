@@ -15,8 +15,10 @@ build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
 sanitizer's reruns, idle), a floor that adds the sharers' kernel time (which a
-timed test cannot overlap and stay fair, from nvidia-smi's samples), and
-every student whose score differs between the two.
+timed test cannot overlap and stay fair, from nvidia-smi's samples), the
+same floor with every compute-sanitizer rerun counted whole (the driver
+cannot pause such a process, so no timed test runs beside one), and every
+student whose score differs between the two.
 """
 import argparse
 import json
@@ -50,20 +52,63 @@ def sample_gpu_busy(samples, stop):
     smi.wait()
 
 
-def sharers_kernel_seconds(summary, busy):
-    """About how long the sharers' kernels ran (correctness tests, the sanitizer's
-    reruns): nvidia-smi's busy share (the time a kernel was running) summed over
-    the samples taken while no run held the GPU alone. A timed test cannot run
-    at the same time as another process's kernel and still be fair, so these
-    seconds add to the timed tests' in any fair schedule."""
-    alone = [(a, b) for t in summary.get("timeline", []) for kind, a, b in t["spans"]
-             if kind in ("alone", "explain_alone")]
+def spans_of(summary, kinds):
+    """The timeline's spans of these kinds, every submission's, merged where they overlap: [(start, end)]."""
+    merged = []
+    for a, b in sorted((a, b) for t in summary.get("timeline", []) for kind, a, b in t["spans"] if kind in kinds):
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [tuple(m) for m in merged]
+
+
+def inside(t, spans):
+    return any(a <= t <= b for a, b in spans)
+
+
+def seconds_outside(spans, cut):
+    """How much of `spans` (merged) lies outside every span of `cut`."""
+    total = 0.0
+    for a, b in spans:
+        total += b - a - sum(max(0.0, min(b, d) - max(a, c)) for c, d in cut)
+    return total
+
+
+ALONE = ("alone", "explain_alone")
+# A run's share of the GPU while compute-sanitizer reruns its failed tests.
+SANITIZER = ("explain_shared",)
+
+
+def busy_seconds(busy, excluded):
+    """nvidia-smi's busy share (the time a kernel was running) summed over the
+    samples taken outside every span of `excluded`."""
     total, previous = 0.0, None
     for t, u in busy:
-        if previous is not None and t > 0 and not any(a <= t <= b for a, b in alone):
+        if previous is not None and t > 0 and not inside(t, excluded):
             total += u / 100.0 * (t - previous)
         previous = t
     return total
+
+
+def sharers_kernel_seconds(summary, busy):
+    """About how long the sharers' kernels ran (correctness tests, the sanitizer's
+    reruns): nvidia-smi's busy share summed over the samples taken while no run
+    held the GPU alone. A timed test cannot run at the same time as another
+    process's kernel and still be fair, so these seconds add to the timed
+    tests' in any fair schedule."""
+    return busy_seconds(busy, spans_of(summary, ALONE))
+
+
+def sanitizer_reruns_outside_kernels(summary, busy):
+    """The seconds that runs under compute-sanitizer held their share of the GPU
+    (outside the timed tests), plus the sharers' kernel seconds outside those
+    reruns. The driver will not pause a process under compute-sanitizer
+    (gpu_pause.hpp), and such a process may start a kernel at any moment, so
+    the grader can run no timed test beside one: every second of a rerun adds
+    to the timed tests', whether its GPU was busy or not."""
+    alone, reruns = spans_of(summary, ALONE), spans_of(summary, SANITIZER)
+    return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
 
 
 def run(argv, **kw):
@@ -127,6 +172,7 @@ def main():
         print(f"no timeline plot ({e}): install matplotlib (python3-matplotlib)")
     mean_busy = sum(u for _, u in busy) / len(busy) if busy else None
     sharers_busy = sharers_kernel_seconds(summary, busy) if busy else None
+    reruns_whole = sanitizer_reruns_outside_kernels(summary, busy) if busy else None
     result = {"lesson": lesson_id, "submissions": len(students), "batch": {"wall_s": batch_s, **summary["seconds"],
               "builders": summary["builders"], "graders_per_gpu": summary["graders_per_gpu"], "gpus": summary["gpus"],
               "sharers_paused": summary.get("sharers_paused_by_timed_tests", False)}}
@@ -204,6 +250,8 @@ def main():
         floor_s = sec["gpu_alone"] + sharers_busy
         result["batch"]["sharers_kernel_s"] = sharers_busy
         result["floor_per_min"] = per_min(floor_s)
+        result["batch"]["sanitizer_reruns_whole_s"] = reruns_whole
+        result["floor_reruns_whole_per_min"] = per_min(sec["gpu_alone"] + reruns_whole)
     lines = [f"{lesson_id}: {n} submissions",
              f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
              f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
@@ -220,6 +268,10 @@ def main():
         lines.append(f"  floor: the timed tests' {sec['gpu_alone']:.1f} s alone + about {sharers_busy:.1f} s of the sharers' "
                      f"kernels (nvidia-smi), which no fair schedule overlaps with them: "
                      f"{result['floor_per_min']:.1f}/min; batch at {100 * (sec['gpu_alone'] + sharers_busy) / batch_s:.0f}% of it")
+        lines.append(f"  floor with compute-sanitizer's reruns whole (the driver cannot pause them, so no timed test runs "
+                     f"beside one): {sec['gpu_alone']:.1f} s alone + {reruns_whole:.1f} s of reruns and other kernels: "
+                     f"{result['floor_reruns_whole_per_min']:.1f}/min; batch at "
+                     f"{100 * (sec['gpu_alone'] + reruns_whole) / batch_s:.0f}% of it")
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s

@@ -1,0 +1,33 @@
+"""bench_batch.py's two floors, on a timeline and nvidia-smi samples made up
+so that each number can be worked out by hand."""
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
+from batch_test_support import Checks  # noqa: E402
+from bench_batch import sanitizer_reruns_outside_kernels, sharers_kernel_seconds, spans_of  # noqa: E402
+
+summary = {"timeline": [
+    # A timed run: its timed test 10-12 s, a profile 20-21 s.
+    {"student": "timed", "spans": [["shared", 0.0, 10.0], ["alone", 10.0, 12.0], ["explain_alone", 20.0, 21.0]]},
+    # Two runs under compute-sanitizer: 5-9 s and 8-10 s overlap (5-10 s once),
+    # 11-14 s overlaps the timed test (12-14 s count).
+    {"student": "rerun_a", "spans": [["explain_shared", 5.0, 9.0], ["explain_shared", 11.0, 14.0]]},
+    {"student": "rerun_b", "spans": [["explain_shared", 8.0, 10.0], ["explain_queued", 14.0, 18.0]]},
+]}
+# One sample a second; a kernel ran for the whole second before t=7 (a
+# rerun's), t=11 (the timed test's), t=16 (nobody's span) and 40% of the one
+# before t=13 (a rerun's).
+busy = [(float(t), {7: 100.0, 11: 100.0, 13: 40.0, 16: 100.0}.get(t, 0.0)) for t in range(26)]
+
+check = Checks()
+check(spans_of(summary, ("explain_shared",)) == [(5.0, 10.0), (11.0, 14.0)],
+      f"overlapping reruns merge: {spans_of(summary, ('explain_shared',))}")
+kernels = sharers_kernel_seconds(summary, busy)
+check(abs(kernels - 2.4) < 1e-9, f"sharers' kernels outside the timed spans: 1 + 0.4 + 1 = 2.4 s, got {kernels}")
+whole = sanitizer_reruns_outside_kernels(summary, busy)
+# Reruns 5-10 and 12-14 (7 s), plus the kernel before t=16, outside every span.
+check(abs(whole - 8.0) < 1e-9, f"reruns whole outside the timed spans (7 s) + other kernels (1 s) = 8 s, got {whole}")
+check(sanitizer_reruns_outside_kernels({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
+      "with no reruns both floors count the same kernels")
+sys.exit(check.finish("bench_batch floors"))
