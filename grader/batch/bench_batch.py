@@ -101,9 +101,9 @@ def sharers_kernel_seconds(summary, busy):
 
 
 def sanitizer_reruns_outside_kernels(summary, busy):
-    """The seconds that runs under compute-sanitizer held their share of the GPU
-    (outside the timed tests), plus the sharers' kernel seconds outside those
-    reruns. The driver will not pause a process under compute-sanitizer
+    """The seconds that runs explaining failures under compute-sanitizer held
+    their share of the GPU (outside the timed tests; their reruns and the
+    moments between them), plus the sharers' kernel seconds outside those. The driver will not pause a process under compute-sanitizer
     (gpu_pause.hpp), and such a process may start a kernel at any moment, so
     the grader can run no timed test beside one: every second of a rerun adds
     to the timed tests', whether its GPU was busy or not."""
