@@ -68,7 +68,7 @@ def inside(t, spans):
 
 
 def seconds_outside(spans, cut):
-    """How much of `spans` (merged) lies outside every span of `cut`."""
+    """How much of `spans` lies outside every span of `cut` (both merged: spans_of)."""
     total = 0.0
     for a, b in spans:
         total += b - a - sum(max(0.0, min(b, d) - max(a, c)) for c, d in cut)
@@ -100,13 +100,14 @@ def sharers_kernel_seconds(summary, busy):
     return busy_seconds(busy, spans_of(summary, ALONE))
 
 
-def sanitizer_reruns_outside_kernels(summary, busy):
+def reruns_whole_and_kernel_seconds(summary, busy):
     """The seconds that runs explaining failures under compute-sanitizer held
-    their share of the GPU (outside the timed tests; their reruns and the
-    moments between them), plus the sharers' kernel seconds outside those. The driver will not pause a process under compute-sanitizer
+    their share of the GPU outside the timed tests (their reruns and the
+    moments between them), plus the sharers' kernel seconds outside those.
+    The driver will not pause a process under compute-sanitizer
     (gpu_pause.hpp), and such a process may start a kernel at any moment, so
     the grader can run no timed test beside one: every second of a rerun adds
-    to the timed tests', whether its GPU was busy or not."""
+    to the timed tests', whether the GPU was busy or not."""
     alone, reruns = spans_of(summary, ALONE), spans_of(summary, SANITIZER)
     return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
 
@@ -172,7 +173,7 @@ def main():
         print(f"no timeline plot ({e}): install matplotlib (python3-matplotlib)")
     mean_busy = sum(u for _, u in busy) / len(busy) if busy else None
     sharers_busy = sharers_kernel_seconds(summary, busy) if busy else None
-    reruns_whole = sanitizer_reruns_outside_kernels(summary, busy) if busy else None
+    reruns_whole = reruns_whole_and_kernel_seconds(summary, busy) if busy else None
     result = {"lesson": lesson_id, "submissions": len(students), "batch": {"wall_s": batch_s, **summary["seconds"],
               "builders": summary["builders"], "graders_per_gpu": summary["graders_per_gpu"], "gpus": summary["gpus"],
               "sharers_paused": summary.get("sharers_paused_by_timed_tests", False)}}

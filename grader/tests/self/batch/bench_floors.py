@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import sanitizer_reruns_outside_kernels, sharers_kernel_seconds, spans_of  # noqa: E402
+from bench_batch import reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of  # noqa: E402
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -25,9 +25,9 @@ check(spans_of(summary, ("explain_shared",)) == [(5.0, 10.0), (11.0, 14.0)],
       f"overlapping reruns merge: {spans_of(summary, ('explain_shared',))}")
 kernels = sharers_kernel_seconds(summary, busy)
 check(abs(kernels - 2.4) < 1e-9, f"sharers' kernels outside the timed spans: 1 + 0.4 + 1 = 2.4 s, got {kernels}")
-whole = sanitizer_reruns_outside_kernels(summary, busy)
+whole = reruns_whole_and_kernel_seconds(summary, busy)
 # Reruns 5-10 and 12-14 (7 s), plus the kernel before t=16, outside every span.
 check(abs(whole - 8.0) < 1e-9, f"reruns whole outside the timed spans (7 s) + other kernels (1 s) = 8 s, got {whole}")
-check(sanitizer_reruns_outside_kernels({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
+check(reruns_whole_and_kernel_seconds({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
       "with no reruns both floors count the same kernels")
 sys.exit(check.finish("bench_batch floors"))
