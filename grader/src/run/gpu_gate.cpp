@@ -88,12 +88,16 @@ void gpu_gate::timed_runs_wait_from_now() {
     came_after_ = next_ticket_;
 }
 
-void gpu_gate::leave_shared(ticket which) {
-    std::lock_guard lock(mutex_);
-    account();
+void gpu_gate::drop_sharer(ticket which) {
     if (const auto sharer = inside_.find(which); sharer != inside_.end()) close_span(gate_span::shared, sharer->second);
     inside_.erase(which);
     between_timed_.erase(which);
+}
+
+void gpu_gate::leave_shared(ticket which) {
+    std::lock_guard lock(mutex_);
+    account();
+    drop_sharer(which);
     changed_.notify_all();
 }
 
@@ -101,9 +105,7 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     std::unique_lock lock(mutex_);
     account();
     if (leaving) {
-        if (const auto mine = inside_.find(*leaving); mine != inside_.end()) close_span(gate_span::shared, mine->second);
-        inside_.erase(*leaving);
-        between_timed_.erase(*leaving);
+        drop_sharer(*leaving);
         changed_.notify_all();
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();

@@ -115,6 +115,7 @@ private:
     // When the last patience of a sharer between timed tests runs out; none: none is (mutex held).
     std::optional<std::chrono::steady_clock::time_point> between_timed_ends() const;
     ticket admit_sharer(const void* owner);  // one more inside, sharing (mutex held)
+    void drop_sharer(ticket which);          // out, its span closed (mutex held)
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
     // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
     // released while the driver works); true once they all are.
