@@ -46,9 +46,9 @@ inline constexpr unsigned reduce_threads = 256;
 inline constexpr int packs_in_flight = 4;
 
 // The 32 lanes of a warp combine their values in 5 steps: lane i takes lane
-// i + 16's value, then i + 8's, ..., then i + 1's. Registers are read across
-// lanes directly (no shared memory, no __syncthreads: a warp's lanes execute
-// the shuffle together). Lane 0 ends with the warp's result.
+// i + 16's value, then i + 8's, ..., then i + 1's, read from its register (no
+// shared memory). The mask 0xffffffff makes all 32 lanes meet at each shuffle,
+// so all 32 must be active: a full warp. Lane 0 ends with the warp's result.
 template <class T, class Reduce>
 __device__ __forceinline__ T warp_reduce(T value, const Reduce& reduce) {
 #pragma unroll
