@@ -69,10 +69,15 @@ function(course_add_lesson dir)
   set(bench_dir ${CMAKE_SOURCE_DIR}/grader/bench/${dir})
 
   # One implementation library per variant: same file names, same contract.
-  set(variants exercise solution)
+  # The student edition (`grader release`) has no solutions: the exercise is
+  # its only variant, and the grader gives a practice grade (run/grade.cpp).
+  set(variants exercise)
   set(variant_dir_exercise ${CMAKE_SOURCE_DIR}/exercises/${dir})
-  set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
-  if(COURSE_BUILD_MUTANTS)
+  if(NOT COURSE_STUDENT_EDITION)
+    list(APPEND variants solution)
+    set(variant_dir_solution ${CMAKE_SOURCE_DIR}/solutions/${dir})
+  endif()
+  if(COURSE_BUILD_MUTANTS AND NOT COURSE_STUDENT_EDITION)
     # A mutant is the solution with its patch applied, written into the build
     # folder at configure time (grader/mutants/<dir>/<name>/mistake.patch). Its
     # expect.json is copied beside the sources: the manifest's source_dir for
@@ -140,7 +145,11 @@ function(course_add_lesson dir)
   # unfinished exercise is supposed to fail). Host-only graded tests live in
   # suites named ...Host (GRADED_HOST_TEST), which is how they get the `host`
   # label; a GPU test that skips for want of a GPU is reported as skipped.
-  foreach(variant exercise solution)
+  set(tested_variants exercise)
+  if(NOT COURSE_STUDENT_EDITION)
+    list(APPEND tested_variants solution)
+  endif()
+  foreach(variant IN LISTS tested_variants)
     foreach(kind gpu host)
       if(kind STREQUAL "host")
         set(filter "*Host.*")
@@ -237,6 +246,7 @@ function(course_write_manifest)
   \"cuda_architectures\": \"${arch_json}\",
   \"gpu_recorder\": \"${recorder}\",
   \"mutants_built\": $<IF:$<BOOL:${COURSE_BUILD_MUTANTS}>,true,false>,
+  \"edition\": \"${COURSE_EDITION}\",
   \"lessons\": [
 ${lessons_json}
   ]

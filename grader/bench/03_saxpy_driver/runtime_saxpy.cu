@@ -28,14 +28,14 @@ void runtime_saxpy(float a, const float* x, const float* y, float* out, std::siz
 
 std::vector<float> runtime_saxpy_app(float a, const std::vector<float>& x, const std::vector<float>& y,
                                      unsigned threads) {
-    const std::size_t n = x.size();
-    const std::size_t bytes = n * sizeof(float);
+    const std::size_t n{x.size()};
+    const std::size_t bytes = sizeof(float) * n;
     const course::stream stream;
     course::device_array<float> x_device(n), y_device(n), out_device(n);
     CUDA_CHECK(cudaMemcpyAsync(x_device.data(), x.data(), bytes, cudaMemcpyHostToDevice, stream));
     CUDA_CHECK(cudaMemcpyAsync(y_device.data(), y.data(), bytes, cudaMemcpyHostToDevice, stream));
     runtime_saxpy(a, x_device.data(), y_device.data(), out_device.data(), n, threads, stream);
-    std::vector<float> out(n);
+    std::vector<float> out(n, 0.0f);
     CUDA_CHECK(cudaMemcpyAsync(out.data(), out_device.data(), bytes, cudaMemcpyDeviceToHost, stream));
     stream.synchronize();
     return out;

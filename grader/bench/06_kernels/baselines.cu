@@ -23,7 +23,7 @@ void cub_sum::operator()(const float* x, float* out, cudaStream_t stream) {
 namespace {
 __global__ void plain_multiply_add_kernel(const float* x1, const float* x2, float b, float* y,
                                           std::size_t n) {
-    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i < n) y[i] = x1[i] * x2[i] + b;
 }
 }  // namespace

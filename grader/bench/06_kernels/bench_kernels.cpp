@@ -165,7 +165,7 @@ double reduce_once(lesson06::bench::one_pass_reduction& reduce, bool l2, course:
 std::string check_going_further(lesson06::bench::one_pass_reduction& reduce, bool l2, course::device_array<float>& x,
                                 double& relative_error) {
     const char* name = l2 ? "l2_norm" : "sum";
-    const std::size_t n = x.size();
+    const std::size_t n{x.size()};
     const std::size_t count = std::min<std::size_t>(n - 1, (std::size_t{1} << 22) + 5);
     std::vector<float> signs = course::random_floats(count + 1, 13);
     long long exact_sum = 0;

@@ -39,7 +39,7 @@ std::string unusable(const found_file& f, const submission_rules& rules) {
 // Reads at most `limit` + 1 bytes: enough to know a file grew past the limit
 // after it was measured, never more.
 std::optional<std::string> read_at_most(const std::filesystem::path& file, std::uintmax_t limit, bool& damaged) {
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     if (!in) {
         damaged = true;
         return std::nullopt;

@@ -24,7 +24,7 @@ constexpr const char* what_submissions_is =
 }
 
 bool starts_like_a_zip(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     char magic[4] = {};
     in.read(magic, 4);
     // A local file header, or the end record of an empty zip.

@@ -46,7 +46,12 @@ struct manifest {
     // The grader's GPU recorder (grader/recorder): where the timed tests'
     // record of the GPU's work comes from. Empty where CUPTI was not found.
     fs::path gpu_recorder;
+    // "instructor" (solutions, known-wrong versions) or "student" (what
+    // `grader release` writes: no solutions; grades are practice grades).
+    std::string edition = "instructor";
     std::vector<lesson_info> lessons;
+
+    bool student_edition() const { return edition == "student"; }
 
     // "lesson05", "5", "05", "streams", "05_streams" all name lesson05.
     const lesson_info* find(const std::string& name) const;

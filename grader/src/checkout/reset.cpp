@@ -23,7 +23,7 @@ namespace {
 constexpr const char* untouched = "Your files are untouched.";
 
 std::optional<std::string> read_file(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     if (!in) return std::nullopt;
     std::ostringstream text;
     text << in.rdbuf();

@@ -105,8 +105,8 @@ double parse_size(const std::string& text) {
         if (suffix == "G") value *= 1e9;
         return std::round(value);
     }
-    throw std::invalid_argument(
-        fmt::format("'{}' is not a size: write it as 100000, 1e5, 2^20, 64Ki or 1M", text));
+    const std::string not_a_size = fmt::format("'{}' is not a size: write it as 100000, 1e5, 2^20, 64Ki or 1M", text);
+    throw std::invalid_argument(not_a_size);
 }
 
 std::optional<double> size_of(const benchmark_name& b) {

@@ -59,7 +59,16 @@ struct plot_args {
     std::string baseline;                  // speedup: relative to this family
 };
 
+struct release_args {
+    std::filesystem::path output;   // a new folder: the edition's repository
+    std::string commit = "HEAD";    // the revision released
+};
+
 int cmd_list(const common_args& common);
+int cmd_release(const common_args& common, const release_args& args);
+// For instructors' commands (verify, batch, release): a usage error, saying
+// why, in the student edition, which has no solutions to grade with.
+void refuse_in_student_edition(const manifest& m, const std::string& command);
 int cmd_bench(const common_args& common, const bench_args& args);
 int cmd_plot(const common_args& common, const plot_args& args);
 int cmd_verify(const common_args& common, const verify_args& args);

@@ -11,7 +11,7 @@ namespace {
 // file apart needs nothing stronger.
 std::uint64_t hash_file(const fs::path& file) {
     std::uint64_t h = 14695981039346656037ull;
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     char buffer[8192];
     while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
         for (std::streamsize i = 0; i < in.gcount(); ++i) {

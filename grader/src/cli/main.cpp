@@ -161,6 +161,14 @@ int main(int argc, char** argv) {
     plot_cmd->add_option("--family", plot.families, "only these benchmark families, e.g. vecadd (repeatable)");
     plot_cmd->add_option("--baseline", plot.baseline, "speedup: relative to this family (default: the slowest)");
 
+    release_args release;
+    auto* release_cmd = app.add_subcommand(
+        "release", "instructors: write the student edition (no solutions in any form) as a new git repository");
+    release_cmd->add_option("dir", release.output, "a new folder for the edition")->required();
+    release_cmd->add_option("--commit", release.commit, "the revision to release (default: HEAD; uncommitted "
+                                                        "changes are never released)")
+        ->capture_default_str();
+
     batch_args batch;
     auto* batch_cmd = app.add_subcommand(
         "batch", "instructors: grade a class's submissions, each sandboxed, into a gradebook and a class report");
@@ -216,14 +224,21 @@ int main(int argc, char** argv) {
         if (*watch_cmd) return cmd_watch(common, watch);
         if (*reset_cmd) return cmd_reset(common, reset);
         if (*doctor) return cmd_doctor(common);
-        if (*verify_cmd) return cmd_verify(common, verify);
+        if (*verify_cmd) {
+            refuse_in_student_edition(open_build(common.build_dir), "verify");
+            return cmd_verify(common, verify);
+        }
         if (*bench_cmd) {
             // The CPU experiment times your own code; the baselines have no part in it.
             if (bench.vs_cpu && bench_cmd->get_option("--impl")->count() == 0) bench.impls = {"exercise"};
             return cmd_bench(common, bench);
         }
         if (*plot_cmd) return cmd_plot(common, plot);
-        if (*batch_cmd) return cmd_batch(common, batch);
+        if (*batch_cmd) {
+            refuse_in_student_edition(open_build(common.build_dir), "batch");
+            return cmd_batch(common, batch);
+        }
+        if (*release_cmd) return cmd_release(common, release);
     } catch (const user_error& e) {
         std::cerr << "grader: " << e.what() << "\n";
         return e.code;

@@ -81,7 +81,7 @@ std::vector<guarded_input> read_input_map(const std::filesystem::path& file) {
     // input taken, whatever the program under test wrote.
     constexpr std::size_t longest_line = 1024;
     std::string head(4 * most_inputs * (longest_line + 1), '\0');
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     in.read(head.data(), static_cast<std::streamsize>(head.size()));
     head.resize(static_cast<std::size_t>(in.gcount()));
     std::vector<guarded_input> inputs;

@@ -103,6 +103,10 @@ std::string format_json(const lesson_report& r) {
     if (!r.no_gpu_reason.empty()) j["no_gpu_reason"] = r.no_gpu_reason;
     if (!r.notes.empty()) j["notes"] = r.notes;
     j["evidence_seconds"] = r.evidence_seconds;
+    if (r.practice) {
+        j["practice"] = true;
+        j["practice_note"] = practice_grade_note;
+    }
     return j.dump(2) + "\n";
 }
 
@@ -124,6 +128,7 @@ std::string format_gradescope(const lesson_report& r) {
     std::string summary = fmt::format("{} ({}): {}/{}", r.lesson_id, r.title, r.score(), r.max_score());
     if (!r.no_gpu_reason.empty()) summary += "\nno CUDA device: " + r.no_gpu_reason + "; GPU tests were not graded.";
     for (const auto& note : r.notes) summary += "\nnote: " + note;
+    if (r.practice) summary += std::string("\n") + practice_grade_note;
     json j = {{"score", r.score()},
               {"max_score", r.max_score()},
               {"output", summary},
@@ -148,8 +153,11 @@ std::string format_junit(const lesson_report& r) {
     out += fmt::format("    <properties>\n      <property name=\"score\" value=\"{}\"/>\n"
                        "      <property name=\"max_score\" value=\"{}\"/>\n"
                        "      <property name=\"seed\" value=\"{}\"/>\n"
-                       "      <property name=\"device\" value=\"{}\"/>\n    </properties>\n",
-                       r.score(), r.max_score(), r.seed, xml_escape(r.device));
+                       "      <property name=\"device\" value=\"{}\"/>\n{}    </properties>\n",
+                       r.score(), r.max_score(), r.seed, xml_escape(r.device),
+                       r.practice ? fmt::format("      <property name=\"practice\" value=\"{}\"/>\n",
+                                                xml_escape(practice_grade_note))
+                                  : std::string());
     for (const auto& t : r.tests) {
         out += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"{:.3f}\">\n",
                            xml_escape(r.lesson_id + "." + t.id.substr(0, t.id.find('.'))),

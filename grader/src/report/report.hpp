@@ -53,11 +53,20 @@ struct lesson_report {
     // Seconds spent explaining failures (compute-sanitizer, Nsight Compute)
     // once the verdicts were in.
     double evidence_seconds = 0;
+    // A practice grade: the student edition has no reference solution, so
+    // the student's own program judged its results (run/grade.cpp). Feedback,
+    // not a grade for credit; every format says so.
+    bool practice = false;
 
     int score() const;
     int max_score() const;
     bool graded() const;  // at least one test really ran (passed or failed)
     int count(test_status s) const;
 };
+
+// What every format says of a practice grade.
+inline constexpr const char* practice_grade_note =
+    "practice grade: worked out in your own program (this edition of the course has no reference "
+    "solution to judge with); your instructor's grading decides";
 
 }  // namespace grader

@@ -184,8 +184,10 @@ std::string format_text(const lesson_report& r, const text_style& style) {
     if (!r.notes.empty()) out.line("");
     if (r.graded()) {
         const bool full = r.score() == r.max_score();
-        out.line("  " + paint(style, full ? "1;32" : "1", fmt::format("score {}/{}", r.score(), r.max_score())) +
+        const char* score_word = r.practice ? "practice score" : "score";
+        out.line("  " + paint(style, full ? "1;32" : "1", fmt::format("{} {}/{}", score_word, r.score(), r.max_score())) +
                  next_step(r, groups, style));
+        if (r.practice) out.line("  " + paint(style, "2", practice_grade_note), 2);
     }
     return out.text;
 }

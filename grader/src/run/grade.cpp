@@ -68,11 +68,18 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.timings = options.timings;
 
     // The judge: the same graded tests built against the reference solution.
+    // The student edition has none (`grader release`): there the student's
+    // own program judges its recorded results, which checks them with the
+    // tests' own oracles but proves nothing a student's code could not fake,
+    // so the report says it is a practice grade.
     const variant_info* judge = lesson.variant("solution");
-    if (!judge) throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
+    if (!judge && !m.student_edition())
+        throw user_error(build_error, fmt::format("{} has no solution build to judge with", lesson.id));
+    report_.practice = !judge;
 
     run_.tests_program = program.tests;
-    run_.judge_program = judge->tests;
+    run_.judge_program = judge ? judge->tests : program.tests;
+    run_.judge_runs_student_code = !judge;
     run_.log_dir = program.log_dir;
     run_.seed = options.seed;
     run_.per_test_limit = options.per_test_limit;

@@ -96,7 +96,8 @@ void test_processes::cancel(const std::vector<std::string>& ids) {
     for (const auto& id : ids) remaining_.erase(std::remove(remaining_.begin(), remaining_.end(), id), remaining_.end());
 }
 
-// The student's program runs in the sandbox where there is one; the judge never needs it.
+// The student's program runs in the sandbox where there is one; the judge
+// needs it only where it is the student's program too (a practice grade).
 std::vector<std::string> test_processes::command(std::vector<std::string> argv) const {
     argv.insert(argv.begin(), tool_.begin(), tool_.end());
     if (!sandboxed()) return argv;

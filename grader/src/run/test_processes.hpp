@@ -82,7 +82,10 @@ public:
 
 private:
     std::vector<std::string> command(std::vector<std::string> argv) const;
-    bool sandboxed() const { return evidence_mode_ == "record" && options_.bwrap.has_value(); }
+    bool sandboxed() const {
+        const bool student_code = evidence_mode_ == "record" || options_.judge_runs_student_code;
+        return student_code && options_.bwrap.has_value();
+    }
     bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
                          std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases);
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,

@@ -247,7 +247,7 @@ GRADED_TEST(Pitched, MatrixAllocation, 1, "pitched_matrix allocates with cudaMal
         << "view() and view() const must have the same pitch";
     // Where the memory lives is asked of this process's own pointer (a
     // recorded address means nothing here); the answer is the evidence.
-    cudaPointerAttributes attributes{};
+    cudaPointerAttributes attributes = {};
     CUDA_CHECK(cudaPointerGetAttributes(&attributes, v.data()));
     EXPECT_EQ(observe("memory type", attributes.type), cudaMemoryTypeDevice)
         << "the matrix must live in device memory";

@@ -55,7 +55,7 @@ std::vector<double> reference(float a, const std::vector<float>& x, const std::v
 // argument array of cuLaunchKernel is where inputs most often get swapped:
 // nothing checks its order against the kernel's parameters.
 std::vector<known_wrong_result> wrong_saxpys(float a, const std::vector<float>& x, const std::vector<float>& y) {
-    const std::size_t n = x.size();
+    const std::size_t n{x.size()};
     std::vector<known_wrong_result> wrong{
         {"a*y + x", {}, "x and y reached the kernel swapped. The argument array for cuLaunchKernel must "
                         "list the kernel's parameters in order: a, x, y, out, n"},
@@ -130,7 +130,7 @@ void expect_saxpy_result(const std::vector<float>& out, float a, const std::vect
     }
     const course::comparison c = course::compare(out, expected, saxpy_tolerance);
     if (c.ok()) return;
-    const std::size_t n = out.size();
+    const std::size_t n{out.size()};
     const std::size_t whole_blocks = n / threads * threads;
     std::string message = describe_mismatch(c.examples.front());
     if (c.wrong > 1) message += "\n" + c.summary();
@@ -366,7 +366,7 @@ GRADED_TEST(SaxpyDriver, ReleasesResources, 2, "50 calls leave free device memor
 GRADED_PERF_TEST_SYSTEM(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10% of an NVRTC compile") {
     const course::temp_dir scratch("lesson03-test");
     const std::string arch = course::query_device(0).arch();
-    const std::vector<std::string> options = {"--fmad=false"};
+    const std::vector<std::string> options{"--fmad=false"};
     // The compile is the yardstick (NVRTC's cost), measured again by the
     // judge; the cache's hits are evidence.
     std::vector<double> compile_ms, hit_ms;

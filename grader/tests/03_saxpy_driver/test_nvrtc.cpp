@@ -88,13 +88,13 @@ lesson03::kernel_cache::entry observed(lesson03::kernel_cache::entry entry) {
 }
 
 std::string read_file(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
+    std::ifstream in{file, std::ios::binary};
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 void write_file(const fs::path& file, const std::string& bytes) {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    out.write(bytes.data(), std::streamsize(bytes.size()));
 }
 
 // How a compilation that should fail ended: the error, or nothing after
@@ -255,7 +255,7 @@ GRADED_HOST_TEST(KernelCache, KeyCoversEverything, 1, "the key changes with the 
 GRADED_HOST_TEST(KernelCache, SecondLookupHits, 2, "the second lookup reads the CUBIN from disk") {
     const course::temp_dir scratch("lesson03-cache");
     const fs::path directory = scratch / "not" / "yet" / "there";
-    const std::vector<std::string> options = {"--fmad=false"};
+    const std::vector<std::string> options{"--fmad=false"};
 
     const auto first =
         observed(lesson03::kernel_cache(directory).cubin(saxpy_source, "saxpy.cu", options, "sm_90"));
@@ -295,7 +295,7 @@ GRADED_HOST_TEST(KernelCache, DifferentOptionsMiss, 1, "another option or archit
 GRADED_HOST_TEST(KernelCache, DamagedEntryRebuilt, 2, "a damaged entry is ignored and rebuilt") {
     const course::temp_dir scratch("lesson03-cache");
     const lesson03::kernel_cache cache(scratch.path());
-    const std::vector<std::string> options = {"--fmad=false"};
+    const std::vector<std::string> options{"--fmad=false"};
     const std::string good = observe("CUBIN", cache.cubin(saxpy_source, "saxpy.cu", options, "sm_90").cubin);
     const auto files = entries(scratch.path());
     ASSERT_EQ(observe("files in the cache", files.size()), 1u)

@@ -33,7 +33,7 @@ constexpr float a = 1.5f;
 // relative 8 u (|a sin x| + |cos y| + 1) of the reference: the terms of the
 // argument, each a few roundings off, plus exp's own.
 expectation reference(const std::vector<float>& x, const std::vector<float>& y) {
-    const std::size_t n = x.size();
+    const std::size_t n{x.size()};
     const double u = unit_roundoff<float>();
     expectation e{std::vector<double>(n), std::vector<double>(n)};
     for (std::size_t i = 0; i < n; ++i) {

@@ -139,7 +139,7 @@ reference_rows compute_reference(const host_matrix& a, const host_matrix& b,
         }
     }
     work();
-    for (auto& helper : helpers) helper.join();
+    for (std::thread& helper : helpers) helper.join();
     return ref;
 }
 

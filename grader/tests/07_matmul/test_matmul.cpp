@@ -232,8 +232,8 @@ std::optional<double> student_gigaflops(const std::string& name, const std::stri
 class cublas_reference {
 public:
     cublas_reference() {
-        cublasHandle_t handle = nullptr;
-        CUBLAS_CHECK(cublasCreate(&handle));
+        cublasHandle_t handle{};
+        CUBLAS_CHECK(cublasCreate(std::addressof(handle)));
         handle_.reset(handle);
         CUBLAS_CHECK(cublasSetMathMode(handle, CUBLAS_DEFAULT_MATH));  // float32, no TF32
     }
@@ -241,7 +241,8 @@ public:
     // operand comes first does not matter).
     void multiply(square_problem& p, cudaStream_t stream) {
         const float one = 1.0f, zero = 0.0f;
-        CUBLAS_CHECK(cublasSetStream(handle_.get(), stream));
+        cublasHandle_t handle = handle_.get();
+        CUBLAS_CHECK(cublasSetStream(handle, stream));
         const int n = static_cast<int>(p.n);
         CUBLAS_CHECK(cublasSgemm(handle_.get(), CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, p.a.data(),
                                  n, p.b.data(), n, &zero, p.c.data(), n));

@@ -24,4 +24,12 @@ void textbook_naive_matmul(lesson07::const_matrix a, lesson07::const_matrix b, l
 void textbook_tiled_matmul(lesson07::const_matrix a, lesson07::const_matrix b, lesson07::matrix c,
                            cudaStream_t stream);
 
+// Where each kernel comes from, as a handle cudaLaunchKernel takes: compiled
+// into this program from textbook_kernels.cu (the instructor's edition), or
+// loaded from the machine code the student edition carries instead
+// (textbook_kernels_compiled.cpp). Throws course::cuda_error where the GPU
+// cannot run it.
+enum class textbook { naive, tiled };
+const void* textbook_kernel(textbook which);
+
 }  // namespace lesson07::testing

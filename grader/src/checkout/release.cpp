@@ -1,0 +1,205 @@
+#include "checkout/release.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <utility>
+
+#include "system/process.hpp"
+#include "system/user_error.hpp"
+
+namespace grader {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// The fixed names of the edition's commit: with the source commit's date,
+// they make the commit id a function of the source commit alone.
+const std::vector<std::pair<std::string, std::string>> edition_identity = {
+    {"GIT_AUTHOR_NAME", "grader release"},
+    {"GIT_AUTHOR_EMAIL", "grader-release@localhost"},
+    {"GIT_COMMITTER_NAME", "grader release"},
+    {"GIT_COMMITTER_EMAIL", "grader-release@localhost"},
+};
+
+// A scratch folder of this process's own, removed with it.
+class scratch_folder {
+public:
+    scratch_folder() : path_(fs::temp_directory_path() / fmt::format("grader-release-{}", getpid())) {
+        fs::remove_all(path_);
+        fs::create_directories(path_);
+    }
+    ~scratch_folder() {
+        std::error_code ec;
+        fs::remove_all(path_, ec);
+    }
+    scratch_folder(const scratch_folder&) = delete;
+    scratch_folder& operator=(const scratch_folder&) = delete;
+    const fs::path& path() const { return path_; }
+
+private:
+    fs::path path_;
+};
+
+// Runs git (or tar) with `args`; returns what it printed. Throws user_error
+// with that output when it fails.
+std::string run_tool(const std::string& tool, const std::vector<std::string>& args, const fs::path& log,
+                     const std::vector<std::pair<std::string, std::string>>& env = {},
+                     const std::optional<fs::path>& working_dir = std::nullopt) {
+    const auto program = find_program(tool);
+    if (!program) throw user_error(usage_error, fmt::format("grader release needs {}: install it", tool));
+    child_process::options options;
+    options.argv = {program->string()};
+    options.argv.insert(options.argv.end(), args.begin(), args.end());
+    options.env = env;
+    options.output = log;
+    options.working_dir = working_dir;
+    child_process child(options);
+    const exit_status status = child.wait();
+    std::string printed = file_text(log);
+    if (status.signaled || status.code != 0) {
+        std::string command = tool;
+        for (const auto& a : args) command += " " + a;
+        throw user_error(usage_error, fmt::format("`{}` failed ({}): {}", command, status.describe(), printed));
+    }
+    return printed;
+}
+
+std::string first_line(std::string text) {
+    text = text.substr(0, text.find('\n'));
+    while (!text.empty() && (text.back() == '\r' || text.back() == ' ')) text.pop_back();
+    return text;
+}
+
+std::string without_spaces(const std::string& line) {
+    std::string out;
+    for (char c : line)
+        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') out += c;
+    return out;
+}
+
+// Each regular file under `folder`, with its path relative to `root`.
+std::vector<fs::path> files_under(const fs::path& folder) {
+    std::vector<fs::path> files;
+    if (!fs::is_directory(folder)) return files;
+    for (const auto& entry : fs::recursive_directory_iterator(folder)) {
+        if (entry.is_regular_file() && entry.path().string().find("/.git/") == std::string::npos)
+            files.push_back(entry.path());
+    }
+    std::sort(files.begin(), files.end());
+    return files;
+}
+
+std::vector<std::string> lines_of(const fs::path& file) {
+    std::ifstream in{file, std::ios::binary};
+    std::vector<std::string> lines;
+    for (std::string line; std::getline(in, line);) lines.push_back(line);
+    return lines;
+}
+
+void add_lines(const fs::path& folder, std::set<std::string>& squeezed) {
+    for (const auto& file : files_under(folder))
+        for (const auto& line : lines_of(file)) squeezed.insert(without_spaces(line));
+}
+
+// Copies grader/release/student/ of the full tree over the edition, keeping
+// each file's executable bit.
+void lay_over(const fs::path& overlay, const fs::path& edition) {
+    for (const auto& file : files_under(overlay)) {
+        const fs::path target = edition / fs::relative(file, overlay);
+        fs::create_directories(target.parent_path());
+        fs::copy_file(file, target, fs::copy_options::overwrite_existing);
+    }
+}
+
+}  // namespace
+
+std::vector<leaked_line> find_solution_lines(const fs::path& full_tree, const fs::path& edition) {
+    std::set<std::string> the_students_own;
+    for (const char* folder : {"exercises", "lessons", "common"}) add_lines(full_tree / folder, the_students_own);
+    std::set<std::string> solution_lines;
+    for (const auto& file : files_under(full_tree / "solutions"))
+        for (const auto& line : lines_of(file)) {
+            const std::string squeezed = without_spaces(line);
+            if (squeezed.size() >= solution_line_min_chars && !the_students_own.count(squeezed))
+                solution_lines.insert(squeezed);
+        }
+    std::vector<leaked_line> leaked;
+    for (const auto& file : files_under(edition)) {
+        const auto lines = lines_of(file);
+        for (std::size_t i = 0; i < lines.size(); ++i)
+            if (solution_lines.count(without_spaces(lines[i])))
+                leaked.push_back({fs::relative(file, edition), static_cast<int>(i + 1), lines[i]});
+    }
+    return leaked;
+}
+
+release_result write_student_edition(const fs::path& source_dir, const std::string& commit, const fs::path& out_dir) {
+    if (fs::exists(out_dir) && !(fs::is_directory(out_dir) && fs::is_empty(out_dir)))
+        throw user_error(usage_error, fmt::format("{} already exists and is not empty: give a new folder (grader "
+                                                  "release never writes over anything)",
+                                                  out_dir.string()));
+    const scratch_folder scratch;
+    const fs::path log = scratch.path() / "git.log";
+    const std::string git_dir = source_dir.string();
+    release_result result;
+    result.source_commit = first_line(run_tool("git", {"-C", git_dir, "rev-parse", "--verify", commit + "^{commit}"}, log));
+    const std::string date = first_line(run_tool("git", {"-C", git_dir, "show", "-s", "--format=%cI", result.source_commit}, log));
+
+    // The whole tree of the commit (to read the solutions and the overlay
+    // from), through an index of our own: the repository's is not touched.
+    const fs::path full = scratch.path() / "full";
+    const std::vector<std::pair<std::string, std::string>> own_index = {
+        {"GIT_INDEX_FILE", (scratch.path() / "index").string()}};
+    run_tool("git", {"-C", git_dir, "read-tree", result.source_commit}, log, own_index);
+    run_tool("git", {"-C", git_dir, "checkout-index", "--all", "--prefix=" + full.string() + "/"}, log, own_index);
+
+    // The edition: the commit as git archive gives it (export-ignore left
+    // out), with the overlay laid over it.
+    const fs::path tar = scratch.path() / "edition.tar";
+    run_tool("git", {"-C", git_dir, "archive", "--format=tar", "-o", tar.string(), result.source_commit}, log);
+    fs::create_directories(out_dir);
+    run_tool("tar", {"-xf", tar.string(), "-C", out_dir.string()}, log);
+    lay_over(full / "grader" / "release" / "student", out_dir);
+
+    const std::vector<leaked_line> leaked = find_solution_lines(full, out_dir);
+    if (!leaked.empty()) {
+        std::string list;
+        for (std::size_t i = 0; i < leaked.size() && i < 20; ++i)
+            list += fmt::format("\n  {}:{}: {}", leaked[i].file.string(), leaked[i].line, leaked[i].text);
+        if (leaked.size() > 20) list += fmt::format("\n  ... and {} more", leaked.size() - 20);
+        fs::remove_all(out_dir);
+        throw user_error(usage_error,
+                         fmt::format("the student edition would hold {} line(s) of the reference solutions; mark "
+                                     "the files export-ignore in .gitattributes or reword the lines, then release "
+                                     "again (nothing was written):{}",
+                                     leaked.size(), list));
+    }
+    result.files = files_under(out_dir).size();
+
+    // One commit, the same for the same source commit.
+    std::vector<std::pair<std::string, std::string>> env = edition_identity;
+    env.emplace_back("GIT_AUTHOR_DATE", date);
+    env.emplace_back("GIT_COMMITTER_DATE", date);
+    const std::string out = out_dir.string();
+    const std::vector<std::string> no_user_config = {"-c", "core.autocrlf=false", "-c", "commit.gpgsign=false",
+                                                     "-c", "init.defaultBranch=main"};
+    auto git_in_edition = [&](std::vector<std::string> args) {
+        args.insert(args.begin(), no_user_config.begin(), no_user_config.end());
+        args.insert(args.begin(), {"-C", out});
+        return run_tool("git", args, log, env);
+    };
+    git_in_edition({"init", "--quiet"});
+    git_in_edition({"add", "--all"});
+    git_in_edition({"commit", "--quiet", "--no-verify", "-m",
+                    fmt::format("The course, student edition\n\nSource-Commit: {}\n", result.source_commit)});
+    result.edition_commit = first_line(git_in_edition({"rev-parse", "HEAD"}));
+    return result;
+}
+
+}  // namespace grader
