@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/event.hpp"
 
@@ -29,7 +30,10 @@ struct memory_pool::state {
     //  - every block held from the upstream (pointer -> size, in use or free,
     //    stream), so deallocate can check the pointer it is given;
     //  - the free blocks, found by (stream they were freed on, size);
-    //  - a course::event for handing a block from one stream to another.
+    //  - a course::event for handing a block from one stream to another;
+    //  - for pinned host memory: whether each block is pinned, one
+    //    course::event per pinned block (recorded when it is freed), and the
+    //    free pinned blocks by size.
 };
 
 memory_pool::memory_pool(course::memory_resource& upstream) : state_(std::make_unique<state>()) {
@@ -48,11 +52,18 @@ void* memory_pool::do_allocate(std::size_t bytes, cudaStream_t stream) {
     //                 2. A free block of that size freed on `stream`: take it.
     //                 3. Else one freed on another stream: make `stream` wait
     //                    for that stream (event + cudaStreamWaitEvent), take it.
-    //                 4. Else a new block from the upstream, within the limit:
+    //                 4. Pinned host blocks instead: take one of that size only
+    //                    if the event recorded at its free has completed
+    //                    (cudaEventQuery returns cudaSuccess), on any stream.
+    //                    Never wait for one.
+    //                 5. Else a new block from the upstream, within the limit:
     //                    give the free blocks back and retry before throwing
     //                    out_of_memory (also when the upstream throws
-    //                    std::bad_alloc).
-    //                 5. Update the statistics.
+    //                    std::bad_alloc). Note whether the new block is pinned
+    //                    host memory (cudaPointerGetAttributes: type
+    //                    cudaMemoryTypeHost; without a GPU, course::has_device()
+    //                    is false and nothing is).
+    //                 6. Update the statistics.
     // Then delete the line below.
     course::todo("lesson04::memory_pool::allocate in exercises/04_memory_pools/memory_pool.cu");
 }
@@ -61,6 +72,10 @@ void memory_pool::do_deallocate(void* p, std::size_t bytes, cudaStream_t stream)
     // TODO(lesson04): nullptr does nothing. Check that p is a block in use
     // and that `bytes` rounds to its size (else std::invalid_argument), then
     // put it on the free list of `stream`. No CUDA call, no waiting.
+    // Pinned host memory is the exception: the host writes it directly,
+    // outside stream order, while a copy queued on `stream` may still have to
+    // read it. Record the block's event on `stream`, and put the block where
+    // allocate reuses it only once that event has completed. Still no waiting.
     course::todo("lesson04::memory_pool::deallocate in exercises/04_memory_pools/memory_pool.cu");
 }
 

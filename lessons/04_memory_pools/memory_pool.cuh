@@ -24,7 +24,8 @@
 //    free blocks the pool keeps.
 //  - allocate(bytes, s) looks, in this order, for a free block of that size
 //    freed on s; then one freed on another stream (see stream safety); then
-//    asks the upstream for a new block.
+//    asks the upstream for a new block. Pinned host blocks follow their own
+//    rule (see pinned host memory, below).
 //  - Limit: with set_limit(L) (L > 0) the pool grows no further than L. A
 //    request that needs a new block and would take total_bytes past L first
 //    makes the pool give all its free blocks back to the upstream; if it
@@ -48,6 +49,21 @@
 // or it hands t a different block. Same-stream reuse must not wait at all.
 // Streams used with a pool must outlive the blocks freed on them (call
 // free_all_blocks before destroying such a stream).
+//
+// Pinned host memory (a pool over pinned_host_upstream()) is the exception to
+// same-stream reuse. The host reads and writes it directly, outside stream
+// order: after cudaMemcpyAsync(d, p, n, cudaMemcpyHostToDevice, s) and
+// deallocate(p, n, s), a block handed straight back by allocate(n, s) could
+// be overwritten by the host before the queued copy has read it. So
+// deallocate of a pinned block records an event on s (one course::event per
+// block, created once), and allocate, on any stream, reuses that block only
+// once the event has completed (cudaEventQuery returns cudaSuccess);
+// otherwise it takes another such block or a new one from the upstream. It
+// never waits. A block is pinned host memory when cudaPointerGetAttributes
+// says cudaMemoryTypeHost: ask once, when it comes from the upstream (and
+// not at all without a GPU, course::has_device(): the tests' fake upstream
+// hands out plain host memory, which is not pinned). Device memory keeps
+// the rules above: no event, no CUDA call.
 //
 // Not thread-safe: one host thread uses a pool at a time.
 #include <cuda_runtime_api.h>

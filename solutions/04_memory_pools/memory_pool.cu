@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "course/device_info.hpp"
 #include "course/error.hpp"
 #include "course/event.hpp"
 
@@ -31,11 +32,26 @@ struct block {
     std::size_t size;     // rounded: what the block really is
     cudaStream_t stream;  // in use: allocated for it; free: freed on it
     bool in_use;
+    bool pinned;          // pinned host memory: reused only once `freed` has completed
+    // Pinned blocks only: recorded on the stream at every deallocate (created
+    // at the first one). The event owns its cudaEvent_t and destroys it.
+    std::optional<course::event> freed{};
 };
 
-// Free blocks are found by (stream they were freed on, size). A std::map of a
-// handful of keys is a few comparisons; nothing is allocated on the hot path
-// because the vectors keep their capacity.
+// Whether `p` is pinned host memory (cudaMallocHost), which the host reads and
+// writes directly. Asked once a block, when it comes from the upstream. Memory
+// CUDA does not know (the tests' fake upstream of malloc memory) is not, and
+// without a GPU nothing is.
+bool is_pinned_host(const void* p) {
+    if (!course::has_device()) return false;
+    cudaPointerAttributes attributes{};
+    CUDA_CHECK(cudaPointerGetAttributes(&attributes, p));
+    return attributes.type == cudaMemoryTypeHost;
+}
+
+// Free device blocks are found by (stream they were freed on, size). A
+// std::map of a handful of keys is a few comparisons; nothing is allocated on
+// the hot path because the vectors keep their capacity.
 using free_key = std::pair<cudaStream_t, std::size_t>;
 
 }  // namespace
@@ -49,9 +65,12 @@ struct memory_pool::state {
 
     // Every block held, so deallocate can check what it is given.
     std::unordered_map<void*, block> blocks;
-    // The free blocks, newest last: the most recently used block is the
-    // one most likely still in the caches and TLBs.
+    // The free blocks of device memory, newest last: the most recently used
+    // block is the one most likely still in the caches and TLBs.
     std::map<free_key, std::vector<void*>> free;
+    // The free blocks of pinned host memory, by size, oldest first: the
+    // oldest is the one most likely done with its copies.
+    std::map<std::size_t, std::vector<void*>> free_pinned;
     // Created on first use: only a hand-over between streams needs it, so a
     // pool used on one stream makes no CUDA call at all on its hot path.
     std::optional<course::event> handoff;
@@ -82,20 +101,43 @@ struct memory_pool::state {
         return nullptr;
     }
 
+    // A free pinned block of `size` that no copy reads any more: the event
+    // recorded when it was freed has completed (cudaEventQuery), so the host
+    // and every stream may use it at once. nullptr if there is none; the
+    // caller then takes a new block rather than wait.
+    void* take_done_pinned(std::size_t size) {
+        const auto it = free_pinned.find(size);
+        if (it == free_pinned.end()) return nullptr;
+        std::vector<void*>& list = it->second;
+        for (auto candidate = list.begin(); candidate != list.end(); ++candidate) {
+            if (!blocks.at(*candidate).freed->ready()) continue;
+            void* p = *candidate;
+            list.erase(candidate);
+            --n_free;
+            return p;
+        }
+        return nullptr;
+    }
+
     // Gives every free block back to the upstream. A block leaves the books
     // only once the upstream took it, so a failure part-way loses nothing.
     void release_free_blocks() {
-        for (auto& [key, list] : free) {
-            while (!list.empty()) {
-                void* p = list.back();
-                upstream->deallocate(p, key.second, key.first);
-                list.pop_back();
-                blocks.erase(p);
-                total -= key.second;
-                --n_free;
-            }
-        }
+        for (auto& [key, list] : free) release(list, key.second);
+        for (auto& [size, list] : free_pinned) release(list, size);
         free.clear();
+        free_pinned.clear();
+    }
+
+    // Gives the free blocks of one list, all of `size`, back to the upstream.
+    void release(std::vector<void*>& list, std::size_t size) {
+        while (!list.empty()) {
+            void* p = list.back();
+            upstream->deallocate(p, size, blocks.at(p).stream);
+            list.pop_back();
+            blocks.erase(p);
+            total -= size;
+            --n_free;
+        }
     }
 
     bool over_limit_with(std::size_t size) const {
@@ -121,7 +163,7 @@ struct memory_pool::state {
             }
         }
         try {
-            blocks.emplace(p, block{size, stream, true});
+            blocks.emplace(p, block{size, stream, true, is_pinned_host(p)});
         } catch (...) {
             upstream->deallocate(p, size, stream);  // no bookkeeping, no block: give it back
             throw;
@@ -156,6 +198,8 @@ void* memory_pool::do_allocate(std::size_t bytes, cudaStream_t stream) {
     void* p = s.take_free(stream, size);
     // 2. A block freed on another stream, once this stream waits for that one.
     if (!p) p = s.take_from_other_stream(stream, size);
+    // 3. Pinned host memory: a block its last copies are done with (see deallocate).
+    if (!p) p = s.take_done_pinned(size);
     if (p) {
         block& b = s.blocks.at(p);
         b.in_use = true;
@@ -181,9 +225,19 @@ void memory_pool::do_deallocate(void* p, std::size_t bytes, cudaStream_t stream)
         throw std::invalid_argument("memory_pool::deallocate: " + std::to_string(bytes) +
                                     " bytes, but this block was allocated with a size that rounds to " +
                                     std::to_string(b.size));
-    // Only the books change: kernels on `stream` may still use the block,
-    // and the next allocate on `stream` will queue after them.
-    s.free[{stream, b.size}].push_back(p);
+    if (b.pinned) {
+        // Pinned host memory: stream order does not protect it. The host
+        // writes it directly, at once, while a copy queued on `stream` may
+        // still be waiting to read it. So mark the end of the work queued so
+        // far with an event, and reuse the block only once that has completed.
+        if (!b.freed) b.freed.emplace(cudaEventDisableTiming);
+        b.freed->record(stream);
+        s.free_pinned[b.size].push_back(p);
+    } else {
+        // Only the books change: kernels on `stream` may still use the block,
+        // and the next allocate on `stream` will queue after them.
+        s.free[{stream, b.size}].push_back(p);
+    }
     b.in_use = false;
     b.stream = stream;
     s.used -= b.size;

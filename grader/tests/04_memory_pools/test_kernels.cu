@@ -16,7 +16,7 @@ __global__ void slow_fill_kernel(course::device_span<int> data, int value, unsig
 }
 
 __global__ void fill_kernel(course::device_span<int> data, int value) {
-    const std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
     if (i < data.size()) data[i] = value;
 }
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <vector>
 
 #include "async_pool.cuh"
@@ -21,9 +22,14 @@
 namespace {
 
 using namespace lesson04_tests;
+using namespace std::chrono_literals;
 using course::testing::observe;
 
 constexpr std::size_t MiB = 1024 * 1024;
+
+// How long a kernel holds the stream in front of a queued copy: the host is
+// done with everything it does after the launch long before the copy runs.
+constexpr auto copy_delay = 100ms;
 
 }  // namespace
 
@@ -34,7 +40,7 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
 
     int* in = static_cast<int*>(pool.allocate(400, s));
     expect_stats(pool, upstream, {512, 512, 0}, "after allocating 400 bytes of pinned memory");
-    cudaPointerAttributes attributes{};
+    cudaPointerAttributes attributes = {};
     CUDA_CHECK(cudaPointerGetAttributes(&attributes, in));
     if (observe("memory type", attributes.type) != cudaMemoryTypeHost)
         ADD_FAILURE()
@@ -55,12 +61,74 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
     pool.deallocate(in, 400, s);
     pool.deallocate(out, 400, s);
     expect_stats(pool, upstream, {0, 1024, 2}, "after freeing both pinned blocks");
+    // A freed pinned block may wait until the stream has passed its free
+    // (PinnedPool.ReuseWaitsForQueuedCopy); after this, it must come back.
+    s.synchronize();
     void* again = pool.allocate(400, s);
     if (!observe("a freed block came back", again == in || again == out))
         ADD_FAILURE() << "a freed pinned block should be reused";
     pool.deallocate(again, 400, s);
     pool.free_all_blocks();
     expect_stats(pool, upstream, {0, 0, 0}, "after free_all_blocks");
+}
+
+GRADED_TEST(PinnedPool, ReuseWaitsForQueuedCopy, 2,
+            "a pinned block freed while a queued copy still reads it is not handed back to be overwritten") {
+    course::stream s;
+    counting_upstream upstream(lesson04::pinned_host_upstream());
+    lesson04::memory_pool pool(upstream);
+    // Well over 64 KiB, so the copy engine reads the pinned block when the
+    // copy runs, not when it is queued.
+    const std::size_t n = MiB / sizeof(int) + 11;
+    const std::size_t bytes = n * sizeof(int);
+    auto copied = [](std::size_t i) { return static_cast<int>(3 * i + 1); };    // in the block at the copy
+    auto written_late = [](std::size_t i) { return -2 - static_cast<int>(i); };  // written after the free
+    course::device_array<int> device(n);
+    device.fill_bytes(0xFF);  // -1 everywhere: elements the copy did not write show
+    course::device_array<int> gate(1);
+    warm_up_kernels();        // also waits for the fill
+
+    // The host fills a pinned block and queues a copy from it behind a kernel
+    // that holds the stream for 100 ms, then frees the block at once (as a
+    // staging buffer's owner does once the copy is queued).
+    int* staged = static_cast<int*>(pool.allocate(bytes, s));
+    for (std::size_t i = 0; i < n; ++i) staged[i] = copied(i);
+    launch_slow_fill(s, gate.view(), 0, copy_delay);
+    CUDA_CHECK(cudaMemcpyAsync(device.data(), staged, bytes, cudaMemcpyHostToDevice, s));
+    pool.deallocate(staged, bytes, s);
+
+    // The next block of that size on that stream: the host fills it at once.
+    int* next = static_cast<int*>(pool.allocate(bytes, s));
+    for (std::size_t i = 0; i < n; ++i) next[i] = written_late(i);
+    s.synchronize();
+
+    const std::vector<int> received = device.to_host();
+    std::size_t not_copied = 0, late = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        if (received[i] != copied(i)) ++not_copied;
+        if (received[i] == written_late(i)) ++late;
+    }
+    const std::size_t wrong = observe("elements not the values queued for the copy", not_copied);
+    const std::size_t overwritten = observe("elements the host wrote after the free", late);
+    const bool same_block = observe("allocate handed back the freed block", next == staged);
+    if (wrong != 0 && same_block && overwritten > 0) {
+        ADD_FAILURE() << fmt::format(
+            "the copy queued before the free delivered what the host wrote after it: {} of {} elements.\n"
+            "The pinned block freed on the stream came straight back from the next allocate on that "
+            "stream (same pointer), and the host overwrote it while the copy, queued behind a 100 ms "
+            "kernel, had not read it yet.\n"
+            "Stream order protects device memory only: the host writes pinned host memory directly, outside "
+            "stream order. When a pinned block is freed, record an event on its stream, and reuse the block "
+            "only once that event has completed (cudaEventQuery returns cudaSuccess); until then, hand out "
+            "another block.",
+            overwritten, n);
+    } else if (wrong != 0) {
+        ADD_FAILURE() << fmt::format(
+            "{} of {} elements the device received are not the values the pinned block held when the copy "
+            "was queued",
+            wrong, n);
+    }
+    pool.deallocate(next, bytes, s);
 }
 
 GRADED_TEST(AsyncPool, AllocateAndFree, 2, "cudaMallocAsync pool: allocate on a stream, use, free") {

@@ -62,7 +62,7 @@ GRADED_TEST(MemoryPool, CupyWalkthrough, 2,
         course::device_array<float> a(100, pool);  // 400 bytes, like cupy.ndarray(100, cupy.float32)
         expect_stats(pool, upstream, {512, 512, 0}, "with a 100-float array (400 bytes) alive");
 
-        cudaPointerAttributes attributes{};
+        cudaPointerAttributes attributes = {};
         CUDA_CHECK(cudaPointerGetAttributes(&attributes, a.data()));
         if (observe("memory type", attributes.type) != cudaMemoryTypeDevice)
             ADD_FAILURE() << "the pool should hand out device memory";

@@ -228,7 +228,7 @@ GRADED_HOST_TEST(MemoryPool, LimitReleasesFreeBlocks, 2,
     bool out_of_memory_thrown = false;
     try {
         p = pool.allocate(32 * KiB, nullptr);
-    } catch (const std::bad_alloc&) {
+    } catch (std::bad_alloc const&) {
         out_of_memory_thrown = true;
     }
     if (observe("allocate(32 KiB) threw out of memory", out_of_memory_thrown)) {
@@ -266,7 +266,7 @@ GRADED_HOST_TEST(MemoryPool, UpstreamOutOfMemory, 1, "the upstream running out: 
     bool out_of_memory_thrown = false;
     try {
         b = pool.allocate(3072, nullptr);
-    } catch (const std::bad_alloc&) {
+    } catch (std::bad_alloc const&) {
         out_of_memory_thrown = true;
     }
     if (observe("allocate(3072) threw out of memory", out_of_memory_thrown)) {
@@ -292,7 +292,7 @@ GRADED_HOST_TEST(MemoryPool, UpstreamOutOfMemory, 1, "the upstream running out: 
         bool out_of_memory_thrown = false;
         try {
             p = pool.allocate(huge, nullptr);
-        } catch (const std::bad_alloc&) {
+        } catch (std::bad_alloc const&) {
             out_of_memory_thrown = true;
         }
         if (!observe("the impossible request threw out of memory", out_of_memory_thrown))

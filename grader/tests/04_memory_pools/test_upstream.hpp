@@ -70,8 +70,8 @@ private:
             return;
         }
         if (it->second != bytes)
-            errors_.push_back("the pool gave back a block of " + std::to_string(it->second) + " bytes as " +
-                              std::to_string(bytes) + " bytes");
+            errors_.push_back("the pool gave back a block of " + std::to_string(it->second) +
+                              " bytes as one of " + std::to_string(bytes) + " bytes");
         live_bytes_ -= it->second;
         ++deallocations_;
         const std::size_t size = it->second;
