@@ -12,7 +12,9 @@ grader/src/batch/class_report.cpp). Writes into OUT_DIR (default: beside the fil
   test_losses.png      the share of the class that lost each test
 
 The page also lists the most common diagnoses, the build failures, who was
-not graded and why, and which GPU graded which submission.
+not graded and why, which GPU graded which submission, and the submissions
+that look copied (from the reference solution, a textbook form, a known-wrong
+version or a classmate: similarity.json beside the gradebook has them all).
 """
 import argparse
 import base64
@@ -107,7 +109,40 @@ table { border-collapse: collapse; margin: 0.5rem 0; } td, th { padding: 0.2rem 
 th { border-bottom: 2px solid #ccc; } tr:nth-child(even) { background: #f6f6f6; }
 img { max-width: 100%; } .summary { font-size: 1.1rem; } .muted { color: #777; }
 li { margin: 0.3rem 0; } code { background: #f2f2f2; padding: 0 0.2rem; }
+pre { background: #f6f6f6; padding: 0.4rem; overflow-x: auto; font-size: 0.85rem; }
 """
+
+
+def similar_submissions(similarity):
+    """The flagged pairs: a flag for the instructor to look at, not a verdict."""
+    e = html.escape
+    pairs, total = similarity.get("pairs", []), similarity.get("pairs_total", 0)
+    versions = similarity.get("compared_with", 0)
+    against = (f" and with the course's {versions} versions of the lesson (the reference solution, its textbook "
+               f"forms, its known-wrong versions)" if versions else "")
+    parts = ["<h2>Similar submissions</h2>",
+             f"<p>Each student's own code (what differs from the skeleton, comments, spacing and names left out) "
+             f"compared with every classmate's{against}. "
+             f"A pair is listed when at least {percent(similarity.get('threshold', 0))} of one side's own code "
+             f"and {similarity.get('min_matched_tokens', 0)} tokens match. This is for you to look at: "
+             f"it is not a verdict, and it changed no score.</p>"]
+    if not pairs:
+        parts.append("<p>No pair was similar enough to list.</p>")
+        return "\n".join(parts)
+    if total > len(pairs):
+        parts.append(f'<p class="muted">The {len(pairs)} most similar of {total} pairs; similarity.json lists them all.</p>')
+    rows = []
+    for p in pairs:
+        excerpt = "\n".join(p.get("excerpt", []))
+        lines = e(p.get("lines_student", ""))
+        if excerpt:
+            lines = f"<details><summary>{lines}</summary><pre>{e(excerpt)}</pre></details>"
+        rows.append(f"<tr><td>{e(p['student'])}</td><td>{e(p['other'])}</td><td>{p.get('percent', 0)}%</td>"
+                    f"<td>{lines}</td><td>{e(p.get('lines_other', ''))}</td></tr>")
+    parts.append("<table><thead><tr><th>student</th><th>similar to</th><th>similarity</th>"
+                 "<th>the student's lines</th><th>the other's lines</th></tr></thead><tbody>"
+                 + "".join(rows) + "</tbody></table>")
+    return "\n".join(parts)
 
 
 def page(doc, histogram_img, losses_img):
@@ -152,6 +187,10 @@ def page(doc, histogram_img, losses_img):
         parts.append("<h2>Not graded</h2><p>Not a zero: these submissions could not be graded and will be "
                      "graded again on the next run.</p>")
         parts.append(table(["student", "why"], [[n["student"], n["reason"]] for n in not_graded]))
+
+    similarity = doc.get("similarity")
+    if similarity is not None:
+        parts.append(similar_submissions(similarity))
 
     parts.append("<h2>Who graded what</h2>")
     parts.append(table(["GPU", "worker", "submissions"],

@@ -83,7 +83,8 @@ std::string csv_field(std::string_view text) {
     return quoted + "\"";
 }
 
-std::string format_gradebook_csv(const std::vector<batch_result>& results) {
+std::string format_gradebook_csv(const std::vector<batch_result>& results,
+                                 const std::map<std::string, std::string>& similarity) {
     std::vector<const batch_result*> rows;
     for (const auto& r : results) rows.push_back(&r);
     std::stable_sort(rows.begin(), rows.end(), [](auto a, auto b) { return a->student < b->student; });
@@ -103,6 +104,7 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results) {
     header.insert(header.end(), {"score", "max_score"});
     header.insert(header.end(), tests.begin(), tests.end());
     header.push_back("note");
+    if (!similarity.empty()) header.push_back("similarity");
 
     const auto line = [](const std::vector<std::string>& fields) {
         std::string out;
@@ -132,13 +134,18 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results) {
             }
         }
         fields.push_back(note_for(*r));
+        if (!similarity.empty()) {
+            const auto flag = similarity.find(r->student);
+            fields.push_back(flag == similarity.end() ? "" : flag->second);
+        }
         csv += line(fields);
     }
     return csv;
 }
 
-void write_gradebook(const std::filesystem::path& file, const std::vector<batch_result>& results) {
-    write_file_atomically(file, format_gradebook_csv(results));
+void write_gradebook(const std::filesystem::path& file, const std::vector<batch_result>& results,
+                     const std::map<std::string, std::string>& similarity) {
+    write_file_atomically(file, format_gradebook_csv(results, similarity));
 }
 
 }  // namespace grader

@@ -3,12 +3,16 @@
 // import (a header row, UTF-8 without a byte-order mark, RFC 4180 quoting,
 // CRLF line ends). Columns:
 //   student, [email, sid: when any row knows them], score, max_score,
-//   one column per graded test id (the points earned), note
+//   one column per graded test id (the points earned), note,
+//   [similarity: when any student is flagged (similarity_report.hpp)]
 // A student who was not graded has an empty score and empty test columns
 // (an import leaves their grade alone) and the reason in `note`; a build
 // failure scores 0 and says so; problems with the submission (a missing file
-// graded as the skeleton) are in `note` too.
+// graded as the skeleton) are in `note` too. `similarity` says whom a
+// student's code resembles, for the instructor to look at: it changes no
+// score, and an import leaves it alone as it does `note`.
 #include <filesystem>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -17,11 +21,14 @@
 
 namespace grader {
 
-// Rows in student order, whatever order `results` is in.
-std::string format_gradebook_csv(const std::vector<batch_result>& results);
+// Rows in student order, whatever order `results` is in. `similarity`:
+// student -> their flags (similarity_flags()); none, no column.
+std::string format_gradebook_csv(const std::vector<batch_result>& results,
+                                 const std::map<std::string, std::string>& similarity = {});
 
 // Writes the CSV atomically (atomic_file.hpp).
-void write_gradebook(const std::filesystem::path& file, const std::vector<batch_result>& results);
+void write_gradebook(const std::filesystem::path& file, const std::vector<batch_result>& results,
+                     const std::map<std::string, std::string>& similarity = {});
 
 // One CSV field: quoted (with quotes doubled) when it holds a comma, a quote
 // or a line break; bytes that are not UTF-8 become U+FFFD.

@@ -40,6 +40,8 @@ struct batch_args {
     bool keep_scratch = false;
     std::string chunk;                            // "i/N": only the i-th of N equal parts (a cluster task)
     bool report = true;                           // write the gradebook and the class report
+    std::string similarity = "50%";               // flag pairs that share this much of one side's own code
+                                                  // (batch/similarity.hpp); "off": compare nothing
     std::optional<std::filesystem::path> only_students;  // grade only these (a JSON list; a cluster job's)
     std::string engine = "local";                 // local: this machine; slurm: a job array
     slurm_batch_options slurm;

@@ -1,5 +1,7 @@
 #include "batch/outputs.hpp"
 
+#include <fmt/format.h>
+
 #include <iostream>
 
 #include "batch/class_report.hpp"
@@ -22,15 +24,31 @@ outcome_counts count_outcomes(const std::vector<batch_result>& results) {
 }
 
 void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
-                         const std::vector<batch_result>& results) {
-    write_gradebook(out / "gradebook.csv", results);
+                         const std::vector<batch_result>& results, const class_similarity* similarity) {
+    // Names and lines come from students' files: bytes that are not UTF-8 are replaced, not fatal.
+    const auto text = [](const nlohmann::json& j) {
+        return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
+    };
+    const std::map<std::string, std::string> flags = similarity ? similarity_flags(*similarity) : std::map<std::string, std::string>{};
+    write_gradebook(out / "gradebook.csv", results, flags);
     std::cout << "gradebook: " << (out / "gradebook.csv").string() << "\n";
-    const nlohmann::json data = class_report_data(lesson.id, lesson.title, results);
+    nlohmann::json data = class_report_data(lesson.id, lesson.title, results);
+    const std::filesystem::path similarity_file = out / "similarity.json";
+    if (similarity) {
+        write_file_atomically(similarity_file, text(similarity_json(*similarity)));
+        data["similarity"] = similarity_report_data(*similarity);
+        std::cout << fmt::format("similar submissions: {} pair{} flagged for the instructor to look at ({:.1f} s): {}\n",
+                                 similarity->pairs.size(), similarity->pairs.size() == 1 ? "" : "s",
+                                 similarity->seconds, similarity_file.string());
+    } else {
+        std::error_code ec;  // an earlier run's would describe another class
+        std::filesystem::remove(similarity_file, ec);
+    }
     try {
         write_class_report(data, out / "report", class_report_script(m));
         std::cout << "class report: " << (out / "report" / "class_report.html").string() << "\n";
     } catch (const user_error& e) {
-        write_file_atomically(out / "report" / "class_report.json", data.dump(2) + "\n");
+        write_file_atomically(out / "report" / "class_report.json", text(data));
         std::cout << "class report not drawn: " << e.what() << "\n";
     }
 }

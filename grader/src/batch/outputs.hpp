@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "batch/result.hpp"
+#include "batch/similarity_report.hpp"
 #include "checkout/manifest.hpp"
 
 namespace grader {
@@ -16,8 +17,10 @@ outcome_counts count_outcomes(const std::vector<batch_result>& results);
 
 // Writes out/gradebook.csv and out/report/ (class_report.html and its
 // pictures; only class_report.json where no Python with matplotlib is found,
-// saying so), and prints where they are.
+// saying so), and prints where they are. With `similarity` (the class
+// compared: similarity_report.hpp), also out/similarity.json, the
+// gradebook's similarity column and the class report's section on it.
 void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
-                         const std::vector<batch_result>& results);
+                         const std::vector<batch_result>& results, const class_similarity* similarity = nullptr);
 
 }  // namespace grader

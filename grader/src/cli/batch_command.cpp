@@ -15,6 +15,7 @@
 #include "batch/outputs.hpp"
 #include "batch/result_cache.hpp"
 #include "batch/selection.hpp"
+#include "batch/similarity_report.hpp"
 #include "checkout/build.hpp"
 #include "checkout/context.hpp"
 #include "checkout/course_commit.hpp"
@@ -78,6 +79,7 @@ std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<
 int cmd_batch(const common_args& common, const batch_args& args) {
     if (args.lesson == "collect") return collect_slurm_batch(common, args.submissions);
     if (args.engine == "slurm") return run_slurm_batch(common, args);
+    const std::optional<double> similarity_threshold = parse_similarity_threshold(args.similarity);  // before any work
     const batch_class klass = open_batch_class(common, args);
     const manifest& m = klass.course;
     const lesson_info& lesson = klass.lesson;
@@ -220,7 +222,16 @@ int cmd_batch(const common_args& common, const batch_args& args) {
             minutes_and_seconds(stats.wall_s), stats.graded, 60.0 * stats.graded / std::max(stats.wall_s, 1e-9),
             stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
 
-    if (args.report && args.chunk.empty() && !args.only_students) write_class_outputs(m, lesson, out, results);
+    if (args.report && args.chunk.empty() && !args.only_students) {
+        // Who looks copied from whom: no GPU, and a second or so for a class of 300.
+        std::optional<class_similarity> similarity;
+        if (similarity_threshold) {
+            similarity_settings settings_for_similarity;
+            settings_for_similarity.threshold = *similarity_threshold;
+            similarity = compare_class(m, lesson, chosen, settings_for_similarity);
+        }
+        write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr);
+    }
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     if (left > 0 || not_graded_count > 0) return not_graded;
     return all_passed;

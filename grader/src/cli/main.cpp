@@ -208,6 +208,11 @@ int main(int argc, char** argv) {
     batch_cmd->add_flag("!--no-report", batch.report, "write only the per-student results, no gradebook or class report");
     batch_cmd->add_option("--only-students", batch.only_students,
                           "grade only the students in this JSON list (with --chunk: part of it); cluster tasks use it");
+    batch_cmd->add_option("--similarity", batch.similarity,
+                          "flag pairs (classmates, or the solution, its textbook forms and known-wrong versions) "
+                          "whose matched code is at least this share of one side's own code: 0.5, 50% or off "
+                          "(a flag for you to look at; it changes no score)")
+        ->capture_default_str();
     add_slurm_options(*batch_cmd, batch);
 
     try {

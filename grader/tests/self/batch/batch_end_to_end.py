@@ -2,7 +2,9 @@
 """`grader batch` end to end on lesson04, whose host tests grade without a
 GPU: a class of a solution, a skeleton, a submission that does not compile
 and one that lacks a file. Checks the gradebook, the per-student reports,
-the class report's data, and that a rerun grades nothing twice.
+the class report's data, that a copy of the reference solution is flagged
+as similar and the untouched skeleton is not (the comparison needs no GPU),
+and that a rerun grades nothing twice.
 
     batch_end_to_end.py GRADER BUILD_DIR
 """
@@ -48,12 +50,24 @@ try:
     check(all(rows["dora"][c] not in ("", "0") for c in host if "MemoryPool" in c),
           "dora's memory_pool.cu is the solution's: its host tests pass")
 
+    # Copies flagged: the solution's row names the reference solution; the
+    # skeleton wrote nothing of its own and is in no pair. Scores are as above.
+    check("the reference solution" in rows["solution"].get("similarity", ""),
+          f"the copy of the solution is not flagged: {rows['solution']}")
+    check(rows["skeleton"].get("similarity") == "", f"the skeleton is flagged: {rows['skeleton']}")
+    similar = json.loads((work / "out/similarity.json").read_text())
+    pairs = {(p["student"], p["other"], p["other_kind"]) for p in similar["pairs"]}
+    check(any(p["student"] == "solution" and p["other_kind"] == "reference" and p["similarity"] > 0.9
+              for p in similar["pairs"]), f"similarity.json has no solution ~ reference pair: {sorted(pairs)}")
+    check(not any("skeleton" in pair for pair in pairs), f"similarity.json pairs the skeleton: {sorted(pairs)}")
+
     report = (work / "out/students/compile_error/report.txt").read_text()
     check("does not compile" in report and "this line is not C++" in report, "compile_error's report:\n" + report)
     solution = json.loads((work / "out/students/solution/report.json").read_text())
     check(any("sandbox" in n for n in solution.get("notes", [])), f"no word on the sandbox: {solution.get('notes')}")
     data = json.loads((work / "out/report/class_report.json").read_text())
     check(data.get("lesson") == "lesson04" or "lesson04" in json.dumps(data)[:200], "class report data")
+    check(data.get("similarity", {}).get("pairs_total") == len(pairs), "the class report lists the similar pairs")
 
     # Without a GPU nothing but the build failure is final: a rerun grades the
     # other three again (their GPU tests are still owed) and skips it.
