@@ -20,7 +20,10 @@
 #   lessonNN_cheat_<name>, ..._tests             known-wrong version and cheat (CourseMutant.cmake)
 #   lessonNN_textbook_<name>, ..._tests          and textbook form, which must get full marks
 #   CTest entries labelled lessonNN, gpu or host, and exercise/solution/bench
-# and records the lesson in build/course_manifest.json for the grader.
+# and records the lesson in build/course_manifest.json for the grader. It sets
+# lessonNN_variants in the caller's scope: the variants it made libraries for
+# (exercise, solution, mutant_<name>, cheat_<name>, textbook_<name>), so that
+# a lesson's own settings for each (lessonNN_<variant>) need no list of their own.
 include(${CMAKE_CURRENT_LIST_DIR}/CourseMutant.cmake)
 
 # course_patched_variants(<kind> <patch file> <json file> <name>...)
@@ -181,6 +184,7 @@ function(course_add_lesson dir)
   list(TRANSFORM L_BASELINES PREPEND "\"" OUTPUT_VARIABLE baselines_json)
   list(TRANSFORM baselines_json APPEND "\"")
   list(JOIN baselines_json ", " baselines_json)
+  set(${id}_variants ${variants} PARENT_SCOPE)
   set_property(GLOBAL APPEND PROPERTY COURSE_MANIFEST_LESSONS
 "    {
       \"id\": \"${id}\", \"number\": ${number}, \"dir\": \"${dir}\", \"slug\": \"${slug}\",
