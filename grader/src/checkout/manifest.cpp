@@ -84,7 +84,6 @@ manifest parse_manifest(const std::string& json_text) {
     m.cuda_architectures = j.value("cuda_architectures", "");
     m.gpu_recorder = j.value("gpu_recorder", "");
     m.edition = j.value("edition", "instructor");
-    if (m.edition.empty()) m.edition = "instructor";
     for (const auto& l : j.at("lessons")) {
         lesson_info lesson;
         lesson.id = l.at("id");

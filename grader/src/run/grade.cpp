@@ -79,7 +79,6 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
 
     run_.tests_program = program.tests;
     run_.judge_program = judge ? judge->tests : program.tests;
-    run_.judge_runs_student_code = !judge;
     run_.log_dir = program.log_dir;
     run_.seed = options.seed;
     run_.per_test_limit = options.per_test_limit;

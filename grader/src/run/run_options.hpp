@@ -18,10 +18,9 @@ namespace grader {
 
 struct run_options {
     std::filesystem::path tests_program;  // links the code under test: untrusted
-    std::filesystem::path judge_program;  // the same tests against the reference solution
-    // The student edition's practice grade: the judge is the student's own
-    // program (no solution to build one from), so it is sandboxed like it.
-    bool judge_runs_student_code = false;
+    // The same tests against the reference solution; in the student edition,
+    // which has none, tests_program itself (run/grade.cpp), sandboxed like it.
+    std::filesystem::path judge_program;
     std::filesystem::path log_dir;        // each process's output, and the evidence
     std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
     unsigned long long seed = 0;

@@ -83,7 +83,8 @@ public:
 private:
     std::vector<std::string> command(std::vector<std::string> argv) const;
     bool sandboxed() const {
-        const bool student_code = evidence_mode_ == "record" || options_.judge_runs_student_code;
+        // A practice grade's judge is the student's program too (run/grade.cpp).
+        const bool student_code = evidence_mode_ == "record" || options_.judge_program == options_.tests_program;
         return student_code && options_.bwrap.has_value();
     }
     bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
