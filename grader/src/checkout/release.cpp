@@ -83,7 +83,7 @@ std::string without_spaces(const std::string& line) {
     return out;
 }
 
-// Each regular file under `folder`, with its path relative to `root`.
+// Each regular file under `folder` (none inside a .git folder), sorted.
 std::vector<fs::path> files_under(const fs::path& folder) {
     std::vector<fs::path> files;
     if (!fs::is_directory(folder)) return files;

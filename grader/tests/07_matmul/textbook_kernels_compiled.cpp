@@ -37,15 +37,21 @@ cudaLibrary_t textbook_library() {
     return loaded.get();
 }
 
+cudaKernel_t kernel_named(const char* name) {
+    cudaKernel_t kernel = nullptr;
+    CUDA_CHECK(cudaLibraryGetKernel(&kernel, textbook_library(), name));
+    return kernel;
+}
+
 }  // namespace
 
+// Each looked up once: a launch that is timed does no lookup.
 const void* textbook_kernel(textbook which) {
-    cudaKernel_t kernel = nullptr;
-    const char* name = which == textbook::naive ? "course_textbook_naive_kernel" : "course_textbook_tiled_kernel";
-    CUDA_CHECK(cudaLibraryGetKernel(&kernel, textbook_library(), name));
+    static const cudaKernel_t naive = kernel_named("course_textbook_naive_kernel");
+    static const cudaKernel_t tiled = kernel_named("course_textbook_tiled_kernel");
     // cudaLaunchKernel takes a library's kernel handle where it takes a
     // kernel's address (CUDA Runtime API, cudaLibraryGetKernel).
-    return reinterpret_cast<const void*>(kernel);
+    return reinterpret_cast<const void*>(which == textbook::naive ? naive : tiled);
 }
 
 }  // namespace lesson07::testing
