@@ -13,14 +13,12 @@
 
 namespace grader {
 
-namespace {
 std::optional<submissions_kind> kind_named(const std::string& name) {
     if (name == "folders") return submissions_kind::student_folders;
     if (name == "classroom") return submissions_kind::classroom_clones;
     if (name == "gradescope") return submissions_kind::gradescope_export;
     return std::nullopt;  // "auto": told from its shape
 }
-}  // namespace
 
 batch_class open_batch_class(const common_args& common, const batch_args& args) {
     batch_class klass{open_build(common.build_dir), {}, {}, {}, {}, {}};

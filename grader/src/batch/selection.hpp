@@ -43,6 +43,10 @@ struct batch_class {
 };
 batch_class open_batch_class(const common_args& common, const batch_args& args);
 
+// --kind's words: folders, classroom, gradescope; nullopt for auto (told from
+// the shape of SUBMISSIONS).
+std::optional<submissions_kind> kind_named(const std::string& name);
+
 // "2/8" -> [begin, end) of part 2 (counting from 0) of 8 nearly equal,
 // contiguous parts of `count` items. Throws user_error for anything but I/N
 // with 0 <= I < N.

@@ -79,6 +79,15 @@ class_similarity compare_class(const manifest& m, const lesson_info& lesson,
     return result;
 }
 
+std::optional<class_similarity> compare_class(const manifest& m, const lesson_info& lesson,
+                                              const std::vector<const submission*>& students,
+                                              std::optional<double> threshold) {
+    if (!threshold) return std::nullopt;
+    similarity_settings settings;
+    settings.threshold = *threshold;
+    return compare_class(m, lesson, students, settings);
+}
+
 json similarity_json(const class_similarity& result) {
     json pairs = json::array();
     for (const auto& p : result.pairs)

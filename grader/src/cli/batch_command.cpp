@@ -224,12 +224,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
 
     if (args.report && args.chunk.empty() && !args.only_students) {
         // Who looks copied from whom: no GPU, and a second or so for a class of 300.
-        std::optional<class_similarity> similarity;
-        if (similarity_threshold) {
-            similarity_settings settings_for_similarity;
-            settings_for_similarity.threshold = *similarity_threshold;
-            similarity = compare_class(m, lesson, chosen, settings_for_similarity);
-        }
+        const std::optional<class_similarity> similarity = compare_class(m, lesson, chosen, similarity_threshold);
         write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr);
     }
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";

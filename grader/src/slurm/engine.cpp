@@ -10,6 +10,7 @@
 
 #include "batch/outputs.hpp"
 #include "batch/selection.hpp"
+#include "batch/similarity_report.hpp"
 #include "batch/submission_build.hpp"
 #include "checkout/context.hpp"
 #include "checkout/course_commit.hpp"
@@ -206,7 +207,22 @@ int finish(const slurm_job_record& record, const manifest& m, const lesson_info&
     const auto [graded, failed_builds, not_graded_count] = count_outcomes(results);
     std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded\n", lesson.id, graded,
                              failed_builds, not_graded_count);
-    write_class_outputs(m, lesson, record.out, results);
+    // The class compared as the embedded engine compares it: SUBMISSIONS read
+    // again, the job's students only. Where they cannot be read any more (moved
+    // since the job was submitted), the gradebook is still written, unflagged.
+    std::optional<class_similarity> similarity;
+    try {
+        const submission_set set =
+            read_submissions(record.submissions, rules_for(lesson), kind_named(record.submissions_kind));
+        std::vector<const submission*> students;
+        for (const submission& s : set.submissions)
+            if (std::find(record.students.begin(), record.students.end(), s.student) != record.students.end())
+                students.push_back(&s);
+        similarity = compare_class(m, lesson, students, parse_similarity_threshold(record.similarity));
+    } catch (const user_error& e) {
+        std::cout << "submissions not compared for similarity: " << e.what() << "\n";
+    }
+    write_class_outputs(m, lesson, record.out, results, similarity ? &*similarity : nullptr);
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     return not_graded_count > 0 || results.size() < record.students.size() ? not_graded : all_passed;
 }
@@ -233,6 +249,7 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     if (!args.chunk.empty() || args.only_students)
         throw user_error(usage_error, "--chunk and --only-students are what --engine slurm gives each array task; "
                                       "leave them out");
+    parse_similarity_threshold(args.similarity);  // a bad value stops it before anything is submitted
     const batch_class klass = open_batch_class(common, args);
     const fs::path slurm_dir = klass.out / "slurm";
     slurm_commands slurm(slurm_dir / "commands");
@@ -252,6 +269,8 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     record.lesson = klass.lesson.id;
     record.build_dir = klass.course.build_dir;
     record.submissions = klass.submissions_path;
+    record.submissions_kind = args.kind;
+    record.similarity = args.similarity;
     record.out = klass.out;
     for (const submission* s : klass.chosen) record.students.push_back(s->student);
     if (todo.to_grade.empty()) {

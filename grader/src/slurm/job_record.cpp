@@ -17,8 +17,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(slurm_job_spec, job_name, array_
                                                 task_command, environment, made_by)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(slurm_job_record::student_info, email, sid, problems)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(slurm_job_record::submitted_job, id, tasks, script)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(slurm_job_record, lesson, build_dir, submissions, out, students,
-                                                chunks, results_before, who, spec, jobs)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(slurm_job_record, lesson, build_dir, submissions, submissions_kind,
+                                                similarity, out, students, chunks, results_before, who, spec, jobs)
 
 namespace {
 constexpr const char* schema = "course-slurm-job/1";

@@ -19,6 +19,9 @@ namespace fs = std::filesystem;
 struct slurm_job_record {
     std::string lesson;                         // "lesson04"
     fs::path build_dir, submissions, out;       // absolute, as the nodes see them
+    // How to read SUBMISSIONS again (--kind) and --similarity: the class is
+    // compared once the job is done, by whichever process writes the gradebook.
+    std::string submissions_kind = "auto", similarity = "50%";
     std::vector<std::string> students;          // the whole class: the gradebook's rows
     std::vector<std::vector<std::string>> chunks;  // array task index -> the students it grades
     // For each student the job grades: when their stored result was last
