@@ -79,9 +79,9 @@ class_similarity compare_class(const manifest& m, const lesson_info& lesson,
     return result;
 }
 
-std::optional<class_similarity> compare_class(const manifest& m, const lesson_info& lesson,
-                                              const std::vector<const submission*>& students,
-                                              std::optional<double> threshold) {
+std::optional<class_similarity> compare_class_if_asked(const manifest& m, const lesson_info& lesson,
+                                                       const std::vector<const submission*>& students,
+                                                       std::optional<double> threshold) {
     if (!threshold) return std::nullopt;
     similarity_settings settings;
     settings.threshold = *threshold;

@@ -35,9 +35,9 @@ class_similarity compare_class(const manifest& m, const lesson_info& lesson,
 // The comparison `--similarity` asked for, with its share as the threshold
 // (parse_similarity_threshold); none when it said off. Both engines call it
 // before writing the class's outputs.
-std::optional<class_similarity> compare_class(const manifest& m, const lesson_info& lesson,
-                                              const std::vector<const submission*>& students,
-                                              std::optional<double> threshold);
+std::optional<class_similarity> compare_class_if_asked(const manifest& m, const lesson_info& lesson,
+                                                       const std::vector<const submission*>& students,
+                                                       std::optional<double> threshold);
 
 // "the reference solution", "the textbook form tiled_16x16", "the known-wrong
 // version grid_rounded_down", "the known cheat memoized"; a student's name as it is.

@@ -224,7 +224,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
 
     if (args.report && args.chunk.empty() && !args.only_students) {
         // Who looks copied from whom: no GPU, and a second or so for a class of 300.
-        const std::optional<class_similarity> similarity = compare_class(m, lesson, chosen, similarity_threshold);
+        const std::optional<class_similarity> similarity = compare_class_if_asked(m, lesson, chosen, similarity_threshold);
         write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr);
     }
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";

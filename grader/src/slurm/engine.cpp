@@ -218,7 +218,7 @@ int finish(const slurm_job_record& record, const manifest& m, const lesson_info&
         for (const submission& s : set.submissions)
             if (std::find(record.students.begin(), record.students.end(), s.student) != record.students.end())
                 students.push_back(&s);
-        similarity = compare_class(m, lesson, students, parse_similarity_threshold(record.similarity));
+        similarity = compare_class_if_asked(m, lesson, students, parse_similarity_threshold(record.similarity));
     } catch (const user_error& e) {
         std::cout << "submissions not compared for similarity: " << e.what() << "\n";
     }
