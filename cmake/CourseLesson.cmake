@@ -240,6 +240,11 @@ function(course_write_manifest)
   if(TARGET course_gpu_recorder)
     set(recorder "$<TARGET_FILE:course_gpu_recorder>")
   endif()
+  # The launcher that refuses new processes to test programs (grader/threads_only).
+  set(threads_only "")
+  if(TARGET course_threads_only)
+    set(threads_only "$<TARGET_FILE:course_threads_only>")
+  endif()
   file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/course_manifest.json CONTENT
 "{
   \"source_dir\": \"${CMAKE_SOURCE_DIR}\",
@@ -249,6 +254,7 @@ function(course_write_manifest)
   \"cuda_compiler_version\": \"${CMAKE_CUDA_COMPILER_VERSION}\",
   \"cuda_architectures\": \"${arch_json}\",
   \"gpu_recorder\": \"${recorder}\",
+  \"threads_only_launcher\": \"${threads_only}\",
   \"mutants_built\": $<IF:$<BOOL:${COURSE_BUILD_MUTANTS}>,true,false>,
   \"edition\": \"${COURSE_EDITION}\",
   \"lessons\": [

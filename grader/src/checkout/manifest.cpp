@@ -83,6 +83,7 @@ manifest parse_manifest(const std::string& json_text) {
     m.cuda_compiler_version = j.value("cuda_compiler_version", "");
     m.cuda_architectures = j.value("cuda_architectures", "");
     m.gpu_recorder = j.value("gpu_recorder", "");
+    m.threads_only_launcher = j.value("threads_only_launcher", "");
     m.edition = j.value("edition", "instructor");
     for (const auto& l : j.at("lessons")) {
         lesson_info lesson;

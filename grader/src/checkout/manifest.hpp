@@ -46,6 +46,9 @@ struct manifest {
     // The grader's GPU recorder (grader/recorder): where the timed tests'
     // record of the GPU's work comes from. Empty where CUPTI was not found.
     fs::path gpu_recorder;
+    // course-threads-only (grader/threads_only): graded runs start the
+    // student's program under it. Empty where libseccomp was not found.
+    fs::path threads_only_launcher;
     // "instructor" (solutions, known-wrong versions) or "student" (what
     // `grader release` writes: no solutions; grades are practice grades).
     std::string edition = "instructor";

@@ -8,8 +8,10 @@
 
 #include "checkout/context.hpp"
 #include "course/device_info.hpp"
+#include "course/testing/harness.hpp"
 #include "course/testing/performance.hpp"
 #include "run/gpu_memory.hpp"
+#include "run/process_refusals.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
 
@@ -84,7 +86,11 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.per_test_limit = options.per_test_limit;
     run_.only = options.only;
     run_.implementation_library = program.library;
+    if (!program.library.empty())
+        run_.env.emplace_back(course::testing::implementation_symbols_variable,
+                              implementation_symbols_file(run_).string());
     run_.gpu_recorder = m.gpu_recorder;
+    run_.threads_only_launcher = m.threads_only_launcher;
     run_.gate = options.gate;
     run_.places = options.places;
     if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
@@ -116,6 +122,11 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
         if (!program.library.empty()) run_.sandbox.readable.push_back(program.library);
         if (!m.gpu_recorder.empty()) run_.sandbox.readable.push_back(m.gpu_recorder);
         report_.notes.push_back(describe_sandbox(run_.bwrap));
+        if (run_.threads_only_launcher.empty() || !process_refusals::available())
+            report_.notes.push_back(
+                "NEW PROCESSES NOT REFUSED: the grader was built without libseccomp, so the test program could "
+                "start a helper process to do its work where the GPU's record does not look; install "
+                "libseccomp-dev and build the course again");
     }
 }
 

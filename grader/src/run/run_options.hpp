@@ -39,6 +39,11 @@ struct run_options {
     // (course/testing/timed_calls.hpp). Empty: none was built, and the judge
     // says the speed cannot be graded.
     std::filesystem::path gpu_recorder;
+    // course-threads-only (grader/threads_only): the student's program runs
+    // under it, where it may start threads but not processes
+    // (process_refusals.hpp). Empty: none was built (no libseccomp), and
+    // nothing is refused.
+    std::filesystem::path threads_only_launcher;
     // Where set (`grader batch`), other runs share the GPU: this run's
     // correctness tests share it, and its timed tests wait until it is
     // theirs alone (gpu_gate.hpp).
@@ -79,6 +84,11 @@ struct run_options {
 // profiles of timed tests, and the explanations' own reruns.
 inline std::filesystem::path evidence_dir(const run_options& o) { return o.log_dir / "evidence"; }
 inline std::filesystem::path claims_dir(const run_options& o) { return o.log_dir / "claims"; }
+// `nm -A -P` of the student's library, which the runner writes for the test
+// programs (course::testing::implementation_symbols_variable).
+inline std::filesystem::path implementation_symbols_file(const run_options& o) {
+    return claims_dir(o) / "implementation_symbols.txt";
+}
 // The word that lets a timed test start, once the GPU is the run's alone.
 inline std::filesystem::path gpu_alone_word(const run_options& o, const std::string& test_file_name) {
     return claims_dir(o) / (test_file_name + ".alone");

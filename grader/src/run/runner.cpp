@@ -40,6 +40,20 @@ void clear_run_files(const run_options& options) {
     std::filesystem::create_directories(profile_dir(options));
 }
 
+// The symbol table of the student's library (`nm -A -P`), written where the
+// test programs may read it (the claims folder, named to them by
+// grade.cpp): lesson07's check that no library GEMM is called reads it, and
+// a program under course-threads-only cannot start nm. Where nm fails there
+// is no file, and a program runs nm itself where it may.
+void write_implementation_symbols(const run_options& options) {
+    if (options.implementation_library.empty()) return;
+    std::error_code ec;
+    if (!std::filesystem::is_regular_file(options.implementation_library, ec)) return;
+    const auto table = implementation_symbols_file(options);
+    const exit_status nm = run_command({"nm", "-A", "-P", options.implementation_library.string()}, table);
+    if (nm.signaled || nm.code != 0) std::filesystem::remove(table, ec);
+}
+
 // Nsight Compute, and the kernels compiled into the student's library and
 // into the test program: what it takes to say where a kernel came from.
 struct kernel_profiler {
@@ -102,6 +116,7 @@ graded_run judge_graded_tests(const run_options& given) {
     run_options options = with_gpu_recorder(given);
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
+    write_implementation_symbols(options);
     graded_run run;
     const std::vector<listed_test> listed = [&] {
         const step_timings::measure timed(options.timings, "listing the graded tests (the judge's program)");
@@ -147,6 +162,7 @@ graded_run judge_graded_tests(const run_options& given) {
     if (!options.gpu_recorder.empty())
         student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
+    student.watch_gpu_helpers_during(alone);
     std::set<std::string> correctness_left(correctness.begin(), correctness.end());
     // The timed tests still to come: between two of them, new sharers wait (gpu_gate.hpp).
     std::set<std::string> alone_left;
@@ -217,7 +233,11 @@ graded_run judge_graded_tests(const run_options& given) {
     // a waiting process go on, and then the processes are waited for.
     const std::size_t count = timed_under_ncu.size();
     std::optional<concurrent_judge> profiled_judge;  // made once the speed tests may start
-    using process_result = std::pair<std::map<std::string, outcome>, int>;  // results, ignored events
+    struct process_result {
+        std::map<std::string, outcome> results;
+        int ignored = 0;                    // event lines
+        std::vector<std::string> refused;   // processes it tried to start (process_refusals.hpp)
+    };
     std::vector<std::shared_future<void>> claimed_before(count);  // test i - 1's claim is in
     std::vector<std::promise<void>> test_ended(count);
     std::vector<std::once_flag> ended_said(count);
@@ -247,7 +267,7 @@ graded_run judge_graded_tests(const run_options& given) {
             gpu_alone(*profiled_judge)(started);
         });
         process_result result{under_ncu.run({id}, [&, i](const std::string&, const outcome&) { let_next_start(i); }),
-                              under_ncu.ignored_events()};
+                              under_ncu.ignored_events(), under_ncu.refused_processes()};
         let_next_start(i);
         return result;
     };
@@ -311,7 +331,10 @@ graded_run judge_graded_tests(const run_options& given) {
                 test_ended[i].get_future().wait();
                 processes[i + 1] = std::async(std::launch::async, profiled_process, i + 1);
             }
-            auto [results, ignored] = processes[i].get();
+            auto [results, ignored, refused] = processes[i].get();
+            for (auto& note : refused)
+                if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end())
+                    run.notes.push_back(std::move(note));
             after_alone(id);  // ncu has measured; the next process starts up beside other runs
             said[id] = results.at(id);
             // The process has ended: ncu's report is complete.
@@ -354,6 +377,8 @@ graded_run judge_graded_tests(const run_options& given) {
             "CUDA toolkit) where grades count.");
     }
 
+    for (const auto& note : student.refused_processes())
+        if (std::find(run.notes.begin(), run.notes.end(), note) == run.notes.end()) run.notes.push_back(note);
     if (student.ignored_events() > 0)
         run.notes.push_back(fmt::format(
             "the test program wrote {} event line(s) that were ignored: for tests it was not running, "

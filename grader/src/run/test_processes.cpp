@@ -7,6 +7,7 @@
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
+#include "run/gpu_helpers.hpp"
 #include "run/time_limit.hpp"
 
 namespace grader {
@@ -68,6 +69,8 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         const bool untrusted = evidence_mode_ == "record";
         if (round > 0 && before_restart_) before_restart_();
         gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
+        std::optional<process_refusals> refusals;
+        if (threads_only()) refusals.emplace();
         spawned_ = clock::now();
         child_process child({command(argv),
                              env,
@@ -78,9 +81,12 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
                              max_event_line_bytes,
                              untrusted ? options_.max_data_bytes : 0,
                              untrusted ? options_.max_processes : 0,
-                             kept_output_bytes});
+                             kept_output_bytes,
+                             refusals ? refusals->child_end() : -1});
         slot.started(child.pid());
-        const bool again = run_one_process(child, log, remaining, results, {first, second});
+        if (refusals) refusals->listen();
+        const bool again = run_one_process(child, refusals ? &*refusals : nullptr, log, remaining, results,
+                                           {first, second});
         ignored_ += child.dropped_lines();
         if (!again) break;
     }
@@ -99,9 +105,14 @@ void test_processes::cancel(const std::vector<std::string>& ids) {
 // The student's program runs in the sandbox where there is one; the judge
 // needs it only where it is the student's program too (a practice grade).
 std::vector<std::string> test_processes::command(std::vector<std::string> argv) const {
+    // The launcher goes after the tool: ncu and compute-sanitizer start it
+    // as their own child, and it filters only what it execs.
+    if (threads_only())
+        argv.insert(argv.begin(), {options_.threads_only_launcher.string(), std::to_string(child_process::passed_fd)});
     argv.insert(argv.begin(), tool_.begin(), tool_.end());
     if (!sandboxed()) return argv;
     sandbox_spec spec = options_.sandbox;
+    if (threads_only()) spec.readable.push_back(options_.threads_only_launcher);
     if (!tool_writable_.empty()) spec.writable.push_back(tool_writable_);
     spec.readable.push_back(program_);
     spec.readable.push_back(claims_dir(options_));  // the grader's "go" for the second phase
@@ -111,7 +122,16 @@ std::vector<std::string> test_processes::command(std::vector<std::string> argv) 
 
 // One process: returns false when nothing more can be learnt from another.
 // `phases`: the tests of each phase of this process, in order.
-bool test_processes::run_one_process(child_process& child, const std::filesystem::path& log,
+void test_processes::note_refused(process_refusals* refusals) {
+    if (!refusals) return;
+    for (const auto& what : refusals->take()) {
+        std::string note = describe_refused_process(what);
+        if (std::find(refused_.begin(), refused_.end(), note) == refused_.end()) refused_.push_back(std::move(note));
+    }
+}
+
+bool test_processes::run_one_process(child_process& child, process_refusals* refusals,
+                                     const std::filesystem::path& log,
                                      std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                                      const std::vector<std::vector<std::string>>& phases) {
     std::string current;
@@ -130,7 +150,16 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         if (options_.timings) options_.timings->add(fmt::format("{}: {}", who(), step), last_mark, now);
         last_mark = now;
     };
+    // Outside the sandbox, whether a helper process held the GPU during a timed test.
+    std::optional<gpu_helper_watch> helpers;
+    const bool watch_helpers = evidence_mode_ == "record" && !sandboxed() && !options_.gpu_pci_bus_id.empty();
     auto finish = [&](const std::string& id, outcome result) {
+        if (helpers) {
+            const auto holders = helpers->stop();
+            helpers.reset();
+            if (holders.size() > 1 && result.status == test_status::passed)
+                result = {test_status::failed, {describe_gpu_helpers(holders)}, result.ms};
+        }
         timed(id);
         waited_for = "between tests";
         results[id] = std::move(result);
@@ -164,6 +193,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
                 }
                 start_ = clock::now();
                 deadline = start_ + limit_;
+                if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));
             } else if (kind == "done" && current.empty() && phase < phases.size()) {
@@ -178,6 +208,10 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
         }
         if (ended) {
             const exit_status status = sandboxed() ? as_seen_inside(child.wait()) : child.wait();
+            // Which test an attempt came in is not said: the attempt and the
+            // test's start event reach the grader by different ways, in
+            // either order.
+            note_refused(refusals);
             if (current.empty()) timed(progressed ? "exit" : waited_for);
             if (!current.empty()) {
                 std::vector<std::string> messages{
@@ -207,6 +241,7 @@ bool test_processes::run_one_process(child_process& child, const std::filesystem
                                                                         options_.gate != nullptr, child.pid());
         child.kill();
         child.wait();
+        note_refused(refusals);
         if (current.empty()) {
             mark_missing(remaining, results,
                          fmt::format("the test program did not start this test within {} s",

@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "run/process_refusals.hpp"
 #include "run/run_options.hpp"
 #include "run/test_events.hpp"
 #include "system/process.hpp"
@@ -73,6 +75,11 @@ public:
     // process of this program running.
     void before_restart(std::function<void()> fn) { before_restart_ = std::move(fn); }
 
+    // During these tests (the timed ones), where the program runs outside
+    // the sandbox, the grader watches for other processes of its tree
+    // holding the GPU (gpu_helpers.hpp); a test during which one did fails.
+    void watch_gpu_helpers_during(std::set<std::string> ids) { watched_ = std::move(ids); }
+
     // Takes tests that have not started off the list (from on_finish).
     void cancel(const std::vector<std::string>& ids);
 
@@ -80,14 +87,25 @@ public:
     // progress, repeated, malformed or too long.
     int ignored_events() const { return ignored_; }
 
+    // The processes the program tried to start and was refused, in the
+    // report's words, each said once (process_refusals.hpp).
+    const std::vector<std::string>& refused_processes() const { return refused_; }
+
 private:
     std::vector<std::string> command(std::vector<std::string> argv) const;
-    bool sandboxed() const {
-        // A practice grade's judge is the student's program too (run/grade.cpp).
-        const bool student_code = evidence_mode_ == "record" || options_.judge_program == options_.tests_program;
-        return student_code && options_.bwrap.has_value();
+    bool sandboxed() const { return student_code() && options_.bwrap.has_value(); }
+    // Whether the program runs under course-threads-only: the student's code,
+    // where the launcher was built.
+    bool threads_only() const {
+        return student_code() && !options_.threads_only_launcher.empty() && process_refusals::available();
     }
-    bool run_one_process(child_process& child, const std::filesystem::path& log, std::vector<std::string>& remaining,
+    bool student_code() const {
+        // A practice grade's judge is the student's program too (run/grade.cpp).
+        return evidence_mode_ == "record" || options_.judge_program == options_.tests_program;
+    }
+    // Notes what `refusals` heard (once the process has ended).
+    void note_refused(process_refusals* refusals);
+    bool run_one_process(child_process& child, process_refusals* refusals, const std::filesystem::path& log, std::vector<std::string>& remaining,
                          std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases);
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                       const std::string& why);
@@ -111,6 +129,8 @@ private:
     clock::time_point spawned_ = clock::now();  // the current process's start
     int round_ = 0;
     int ignored_ = 0;
+    std::vector<std::string> refused_;
+    std::set<std::string> watched_;
 };
 
 }  // namespace grader

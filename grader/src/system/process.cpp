@@ -67,6 +67,8 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
         // Child: own process group (so a kill reaches its children too),
         // output to the log, events on fd 3.
         setpgid(0, 0);
+        // Out of the way of the descriptors about to be set (pass_fd may be 3 or 4 itself).
+        const int passed = opts.pass_fd >= 0 ? fcntl(opts.pass_fd, F_DUPFD_CLOEXEC, 10) : -1;
         dup2(out, STDOUT_FILENO);
         dup2(out, STDERR_FILENO);
         const int devnull = ::open("/dev/null", O_RDONLY);
@@ -75,9 +77,12 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
             if (pipe_fds[1] == events_fd) fcntl(events_fd, F_SETFD, 0);  // keep it across exec
             else dup2(pipe_fds[1], events_fd);  // the copy does not inherit CLOEXEC
         }
+        if (passed >= 0) dup2(passed, passed_fd);  // the copy does not inherit CLOEXEC
+        if (passed >= 0 && !opts.events) ::close(events_fd);
         // Nothing else the grader holds (or inherited) reaches the child: the
-        // code under test gets stdin, stdout, stderr and the events pipe only.
-        close_range(opts.events ? events_fd + 1 : events_fd, ~0U, 0);
+        // code under test gets stdin, stdout, stderr, the events pipe and
+        // the passed descriptor only.
+        close_range(passed >= 0 ? passed_fd + 1 : opts.events ? events_fd + 1 : events_fd, ~0U, 0);
         if (opts.max_file_bytes > 0) {
             const rlimit limit{static_cast<rlim_t>(opts.max_file_bytes), static_cast<rlim_t>(opts.max_file_bytes)};
             setrlimit(RLIMIT_FSIZE, &limit);

@@ -37,6 +37,9 @@ public:
         // the first and last this many bytes of it (capped_output.hpp):
         // however much the child prints, it is never killed for it.
         std::size_t keep_output_bytes = 0;
+        // When not -1, handed to the child as descriptor passed_fd (the
+        // grader's end of a conversation with a launcher: process_refusals.hpp).
+        int pass_fd = -1;
     };
 
     explicit child_process(const options& opts);
@@ -58,6 +61,7 @@ public:
     int pid() const { return pid_; }
 
     static constexpr int events_fd = 3;
+    static constexpr int passed_fd = 4;
 
 private:
     int pid_ = -1;

@@ -10,6 +10,8 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <set>
@@ -37,25 +39,35 @@ struct pipe_closer {
     void operator()(FILE* f) const noexcept { pclose(f); }
 };
 
-// `nm -A -P` prints one line per symbol: "lib.a[member.o]: name TYPE value size".
-symbol_table read_symbols(const std::string& library) {
-    symbol_table table;
+// What `nm -A -P` printed for `library`: the grader's copy where it wrote
+// one (a graded run's program may start no process), else nm run here.
+std::string nm_output(const std::string& library, std::string& error) {
+    if (const char* written = std::getenv(course::testing::implementation_symbols_variable);
+        written && *written) {
+        std::ifstream file(written, std::ios::binary);
+        if (file) return std::string(std::istreambuf_iterator<char>(file), {});
+    }
     const std::string command = "nm -A -P '" + library + "' 2>&1";
     std::unique_ptr<FILE, pipe_closer> pipe(popen(command.c_str(), "r"));
     if (!pipe) {
-        table.error = "could not run nm";
-        return table;
+        error = "could not run nm";
+        return {};
     }
     std::string output;
     char buffer[4096];
     while (std::size_t n = std::fread(buffer, 1, sizeof buffer, pipe.get()))
         output.append(buffer, n);
     const int status = pclose(pipe.release());
-    if (status != 0) {
-        table.error =
-            fmt::format("`{}` failed (status {}): {}", command, status, output.substr(0, 300));
-        return table;
-    }
+    if (status != 0)
+        error = fmt::format("`{}` failed (status {}): {}", command, status, output.substr(0, 300));
+    return output;
+}
+
+// `nm -A -P` prints one line per symbol: "lib.a[member.o]: name TYPE value size".
+symbol_table read_symbols(const std::string& library) {
+    symbol_table table;
+    const std::string output = nm_output(library, table.error);
+    if (!table.error.empty()) return table;
     std::size_t start = 0;
     while (start < output.size()) {
         std::size_t end = output.find('\n', start);

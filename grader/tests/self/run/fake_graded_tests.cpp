@@ -6,6 +6,7 @@
 // obeys the requests) and, with FAKE_REFERENCE defined, as fake_graded_judge
 // (the reference, which ignores them), just as each lesson's tests are built
 // against the exercise and against the solution.
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -72,6 +73,30 @@ const bool cheat_before_main = [] {
     std::printf("[  PASSED  ] 7 tests.\n");
     std::_Exit(0);
 }();
+
+// FAKE_FORK=<folder>: a helper process, as a student who wants the work done
+// where the graded process's record cannot see it would start one: forked
+// before main(), before any test (the child leaves <folder>/forked-child-ran),
+// and run with popen() during Fake.Passes (<folder>/popen-child-ran). A
+// thread started in that test leaves <folder>/thread-ran: threads are allowed.
+const char* fork_marks() { return asked("FAKE_FORK") ? std::getenv("FAKE_FORK") : nullptr; }
+const bool forked_before_main = [] {
+    const char* folder = fork_marks();
+    if (!folder) return false;
+    const pid_t child = fork();
+    if (child == 0) {
+        std::ofstream(std::string(folder) + "/forked-child-ran") << "ran";
+        std::_Exit(0);
+    }
+    if (child > 0) waitpid(child, nullptr, 0);
+    return child > 0;
+}();
+void start_helpers_during_a_test() {
+    const char* folder = fork_marks();
+    if (!folder) return;
+    if (FILE* helper = popen(("echo ran > " + std::string(folder) + "/popen-child-ran").c_str(), "r")) pclose(helper);
+    std::thread([folder] { std::ofstream(std::string(folder) + "/thread-ran") << "ran"; }).join();
+}
 }  // namespace
 
 // Writes the time (ns since the epoch) into `file`.
@@ -131,6 +156,7 @@ GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     lasts_a_while_with_marks("Passes");
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
+    start_helpers_during_a_test();
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 

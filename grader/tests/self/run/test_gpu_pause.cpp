@@ -1,6 +1,7 @@
 // The driver's pause of another process's GPU work (gpu_pause.hpp), on a
 // real GPU: what `grader batch` relies on when a timed test pauses the
 // submissions sharing its GPU. Skips where there is no GPU.
+#include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -16,7 +17,9 @@
 #include <vector>
 
 #include "course/device_info.hpp"
+#include "run/gpu_helpers.hpp"
 #include "run/gpu_pause.hpp"
+#include "system/process.hpp"
 
 extern char** environ;
 
@@ -110,6 +113,32 @@ TEST(GpuPause, AKernelStillRunningOrAProgramNotYetUsingCudaIsNotPaused) {
         EXPECT_FALSE(pauser->pause_tree(not_cuda.pid(), 50ms).has_value())
             << "a program that may still start to use CUDA counted as paused";
     }
+}
+
+}  // namespace
+}  // namespace grader
+
+namespace grader {
+namespace {
+
+// The driver names every process of a tree that holds the GPU (NVML): what
+// a timed test outside the sandbox is failed by, when its program's helper
+// process holds the GPU too (gpu_helpers.hpp).
+TEST(GpuHelperWatch, SeesEveryProcessOfATreeThatHoldsTheGpu) {
+    if (!course::has_device()) GTEST_SKIP() << "no GPU here";
+    char bus_id[64] = {};
+    ASSERT_EQ(cudaDeviceGetPCIBusId(bus_id, sizeof bus_id, 0), cudaSuccess);
+    // A shell (no GPU) with two children that each hold a context.
+    const std::string program = GPU_BUSY_PROGRAM;
+    child_process tree({{"/bin/sh", "-c", program + " & " + program + " & wait"}, {}, "/dev/null"});
+    gpu_helper_watch watch(bus_id, tree.pid());
+    std::this_thread::sleep_for(3s);  // the CUDA runtime takes up to a second to start
+    const auto holders = watch.stop();
+    tree.kill();
+    tree.wait();
+    ASSERT_EQ(holders.size(), 2u) << "NVML: " << gpu_context_holders(bus_id).size() << " holders now";
+    for (const auto& [pid, name] : holders) EXPECT_NE(pid, tree.pid());
+    EXPECT_NE(describe_gpu_helpers(holders).find("2 processes of your program held the GPU"), std::string::npos);
 }
 
 }  // namespace

@@ -530,3 +530,26 @@ TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {
     const std::string with_own = grader::glibc_tunables_for_tests("glibc.malloc.hugetlb=0");
     EXPECT_EQ(with_own, alone + ":glibc.malloc.hugetlb=0");
 }
+
+// Without the sandbox too, the student's program may start threads, not
+// processes (course-threads-only needs no namespaces); the judge may.
+TEST(Runner, ProcessesAreRefusedOutsideTheSandboxToo) {
+#ifndef COURSE_THREADS_ONLY
+    GTEST_SKIP() << "the grader was built without libseccomp (libseccomp-dev), so nothing is refused";
+#else
+    const auto marks = scratch_dir() / "fork-marks";
+    std::filesystem::create_directories(marks);
+    setenv("FAKE_FORK", marks.c_str(), 1);
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes"};
+    options.threads_only_launcher = COURSE_THREADS_ONLY;
+    const auto run = grader::run_graded_tests(options);
+    unsetenv("FAKE_FORK");
+    ASSERT_EQ(run.tests.size(), 1u);
+    EXPECT_EQ(run.tests[0].status, test_status::passed) << all_messages(run.tests[0]);
+    EXPECT_FALSE(std::filesystem::exists(marks / "forked-child-ran"));
+    EXPECT_FALSE(std::filesystem::exists(marks / "popen-child-ran"));
+    EXPECT_TRUE(std::filesystem::exists(marks / "thread-ran"));
+    EXPECT_EQ(run.notes.size(), 2u);
+#endif
+}

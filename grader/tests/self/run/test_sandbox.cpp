@@ -214,3 +214,42 @@ TEST_F(sandbox_test, AProcessLeftBehindDiesWithTheRun) {
     for (int i = 0; i < 250 && still_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(still_running()) << "sleep " << mark << " outlived the sandbox";
 }
+
+// A graded run's program may start threads, not processes
+// (grader/threads_only, run/process_refusals.hpp): the fake program forks
+// before main() and runs popen() during a test. Neither child runs, the
+// report says what was tried, a thread it starts does run, and the tests
+// keep their points.
+TEST_F(sandbox_test, AProgramThatStartsAProcessIsRefusedAndTheRestIsGraded) {
+#ifndef COURSE_THREADS_ONLY
+    GTEST_SKIP() << "the grader was built without libseccomp (libseccomp-dev), so nothing is refused";
+#else
+    const fs::path marks = dir.path() / "marks";
+    fs::create_directories(marks);
+    setenv("FAKE_FORK", marks.c_str(), 1);
+    grader::run_options options;
+    options.tests_program = FAKE_GRADED_TESTS;
+    options.judge_program = FAKE_GRADED_JUDGE;
+    options.log_dir = dir.path() / "logs";
+    options.only = {"FakeHost.Passes", "FakeHost.Last"};
+    options.bwrap = bwrap;
+    options.threads_only_launcher = COURSE_THREADS_ONLY;
+    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
+    options.sandbox.writable = {marks};
+    const auto run = grader::run_graded_tests(options);
+    unsetenv("FAKE_FORK");
+
+    for (const auto& t : run.tests) EXPECT_EQ(t.status, grader::test_status::passed) << t.id;
+    EXPECT_FALSE(fs::exists(marks / "forked-child-ran")) << "the child forked before main() ran";
+    EXPECT_FALSE(fs::exists(marks / "popen-child-ran")) << "popen's child ran";
+    EXPECT_TRUE(fs::exists(marks / "thread-ran")) << "a thread may run";
+    std::string notes;
+    for (const auto& note : run.notes) notes += note + "\n";
+    EXPECT_NE(notes.find("your code started a process (fork): graded runs allow threads only"), std::string::npos)
+        << notes;
+    EXPECT_NE(notes.find("your code started a process (vfork: posix_spawn, system() and popen() start one that "
+                         "way): graded runs allow threads only"),
+              std::string::npos)
+        << notes;
+#endif
+}

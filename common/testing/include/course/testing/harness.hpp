@@ -39,5 +39,9 @@ inline constexpr const char* events_fd_variable = "COURSE_EVENTS_FD";
 // that read what was compiled (lesson07's symbol check): the grader sets it
 // for the student's program and the judge alike.
 inline constexpr const char* implementation_library_variable = "COURSE_IMPLEMENTATION_LIBRARY";
+// Environment variable naming a file that holds `nm -A -P` of that library,
+// which the grader writes: a graded run's test program may start no process
+// (grader/threads_only), so it cannot run nm itself.
+inline constexpr const char* implementation_symbols_variable = "COURSE_IMPLEMENTATION_SYMBOLS";
 
 }  // namespace course::testing
