@@ -3,11 +3,16 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <string>
+#include <vector>
+
+#include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/testing/expect.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
+#include "course/testing/stream_order.hpp"
 #include "vecadd.cuh"
 
 namespace {
@@ -38,6 +43,27 @@ void check_vecadd(std::size_t n, int threads) {
     expect_guard_untouched(c);
     expect_unchanged(a);
     expect_unchanged(b);
+}
+
+// vecadd on a non-blocking stream with work queued ahead of it
+// (stream_order.hpp): it must read the inputs written on the stream just
+// before the call, and be done when the stream is.
+void check_vecadd_on_stream(course::device_span<float> a, course::device_span<float> b,
+                            course::device_span<float> c, const std::string& name) {
+    SCOPED_TRACE(fmt::format("n = {}, {}", c.size(), name));
+    stream_order_check check;
+    check.call_name = "vecadd";
+    check.right_way = "launch with `<<<grid, block, 0, stream>>>`";
+    check.inputs = {random_stream_input(a, name + " a"), random_stream_input(b, name + " b")};
+    check.call = [=](cudaStream_t s) { lesson01::vecadd(a, b, c, 256, s); };
+    check.output = c;
+    check.expected = [](const std::vector<std::vector<float>>& v) {
+        std::vector<double> sum(v[0].size());
+        for (std::size_t i = 0; i < sum.size(); ++i) sum[i] = double{v[0][i]} + double{v[1][i]};
+        return sum;
+    };
+    check.tol = sum_tolerance;
+    expect_honours_stream(check);
 }
 
 }  // namespace
@@ -83,6 +109,19 @@ GRADED_TEST(VecAdd, OffsetViews, 1, "inputs that start mid-allocation (1000 elem
     for (std::size_t i = 0; i < n; ++i) expected[i] = double{a.host[i + 1]} + double{b.host[i + 1]};
     expect_matches(c, expected, sum_tolerance, launch_1d{128});
     expect_guard_untouched(c);
+}
+
+GRADED_TEST(VecAdd, HonoursStream, 1,
+            "honours a non-blocking stream with work queued ahead (2^20 + 3 and 4,097 elements)") {
+    const std::size_t n = (std::size_t{1} << 20) + 3;
+    course::device_array<float> a(n), b(n), c(n);
+    check_vecadd_on_stream(a.view(), b.view(), c.view(), "whole allocations");
+    // Views one element in are off 16-byte boundaries: a vecadd with a float4
+    // path ("Going further") takes its other launch for them.
+    const std::size_t m = 4097;
+    course::device_array<float> a1(m + 1), b1(m + 1), c1(m + 1);
+    check_vecadd_on_stream(a1.view().subspan(1, m), b1.view().subspan(1, m), c1.view().subspan(1, m),
+                           "views one element in");
 }
 
 GRADED_TEST(VecAdd, RejectsTooManyThreads, 1, "block size 2048 is reported as an error") {

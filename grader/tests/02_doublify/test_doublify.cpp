@@ -22,6 +22,7 @@
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
+#include "course/testing/stream_order.hpp"
 #include "doublify.cuh"
 
 namespace {
@@ -92,6 +93,13 @@ void check_affine(std::size_t rows, std::size_t cols, dim3 block, std::size_t a_
     expect_guard_untouched(out);
     expect_unchanged(a, values, "a");
 }
+
+// The stream checks (stream_order.hpp): a rows x cols matrix on a
+// non-blocking stream with work queued ahead of the call. Dense matrices: the
+// pitch has tests of its own.
+constexpr std::size_t stream_rows = 513, stream_cols = 1027;
+const dim3 stream_block(32, 8);
+constexpr const char* pass_the_stream = "launch with `<<<grid, block, 0, stream>>>`";
 
 const dim3 every_block_shape[] = {dim3(32, 8), dim3(8, 32), dim3(16, 16), dim3(32, 32)};
 
@@ -172,6 +180,25 @@ GRADED_TEST(Doublify, EveryBlockShape, 2,
     for (const dim3 block : every_block_shape) check_doublify(300, 500, block);
 }
 
+GRADED_TEST(Doublify, HonoursStream, 1,
+            "honours a non-blocking stream with work queued ahead (513 x 1027)") {
+    course::device_array<float> a(stream_rows * stream_cols);
+    const course::device_span_2d<float> matrix(a.data(), stream_rows, stream_cols);
+    stream_order_check check;
+    check.call_name = "doublify";
+    check.right_way = pass_the_stream;
+    check.inputs = {random_stream_input(a.view(), "a")};
+    check.call = [=](cudaStream_t s) { lesson02::doublify(matrix, stream_block, s); };
+    check.output = a.view();  // in place
+    check.expected = [](const std::vector<std::vector<float>>& v) {
+        std::vector<double> doubled(v[0].begin(), v[0].end());
+        for (double& x : doubled) x *= 2.0;
+        return doubled;
+    };
+    check.tol = exact;
+    expect_honours_stream(check);
+}
+
 GRADED_TEST(Doublify, RejectsOversizedBlock, 1, "a 64 x 32 block (2048 threads) is reported as an error") {
     guarded_matrix<float> a(64, 64);
     a.fill(random_matrix(64, 64, "a"));
@@ -198,6 +225,26 @@ GRADED_TEST(Affine, EveryBlockShape, 2, "out = s * a + t, 300 x 500, blocks 32 x
 
 GRADED_TEST(Affine, Large, 1, "out = s * a + t, 2049 x 2047, 32 x 8 blocks") {
     check_affine(2049, 2047, dim3(32, 8));
+}
+
+GRADED_TEST(Affine, HonoursStream, 1,
+            "honours a non-blocking stream with work queued ahead (513 x 1027)") {
+    course::device_array<float> a(stream_rows * stream_cols), out(stream_rows * stream_cols);
+    const course::device_span_2d<const float> in(a.data(), stream_rows, stream_cols);
+    const course::device_span_2d<float> result(out.data(), stream_rows, stream_cols);
+    stream_order_check check;
+    check.call_name = "affine";
+    check.right_way = pass_the_stream;
+    check.inputs = {random_stream_input(a.view(), "a")};
+    check.call = [=](cudaStream_t s) { lesson02::affine(in, scale, shift, result, stream_block, s); };
+    check.output = out.view();
+    check.expected = [](const std::vector<std::vector<float>>& v) {
+        std::vector<double> expected(v[0].size());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = double{scale} * double{v[0][i]} + double{shift};
+        return expected;
+    };
+    check.tol = affine_tolerance;
+    expect_honours_stream(check);
 }
 
 // ---------------------------------------------------------------------------

@@ -18,6 +18,7 @@
 
 #include "course/benchmark.hpp"
 #include "course/compare.hpp"
+#include "course/device_array.hpp"
 #include "course/device_info.hpp"
 #include "course/driver_error.hpp"
 #include "course/cuda_error.hpp"
@@ -28,6 +29,7 @@
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
+#include "course/testing/stream_order.hpp"
 #include "driver_api.hpp"
 #include "nvrtc_compile.hpp"
 #include "observed_call.hpp"
@@ -254,6 +256,25 @@ GRADED_TEST(Launch, PartialLastBlock, 2, "n not a multiple of the block (129/128
 }
 
 GRADED_TEST(Launch, EmptyLaunchesNothing, 1, "n = 0 launches nothing and writes nothing") { check_launch(0, 512); }
+
+GRADED_TEST(Launch, HonoursStream, 1,
+            "honours a non-blocking stream with work queued ahead (100,003 elements)") {
+    const loaded_saxpy saxpy;
+    const std::size_t n = 100003;
+    const float a = 2.0f;
+    course::device_array<float> x(n), y(n), out(n);
+    stream_order_check check;
+    check.call_name = "launch_saxpy";
+    check.right_way = "pass the stream to cuLaunchKernel, after the shared memory bytes";
+    check.inputs = {random_stream_input(x.view(), "x"), random_stream_input(y.view(), "y")};
+    check.call = [&, xs = x.view(), ys = y.view(), outs = out.view()](CUstream s) {
+        lesson03::launch_saxpy(saxpy.function, a, address(xs), address(ys), address(outs), n, 256, s);
+    };
+    check.output = out.view();
+    check.expected = [a](const std::vector<std::vector<float>>& v) { return reference(a, v[0], v[1]); };
+    check.tol = saxpy_tolerance;
+    expect_honours_stream(check);
+}
 
 GRADED_TEST(Launch, BadBlockSizeReported, 1, "2048 threads per block is reported as a driver error") {
     const loaded_saxpy saxpy;

@@ -20,6 +20,11 @@ __global__ void fill_kernel(course::device_span<int> data, int value) {
     if (i < data.size()) data[i] = value;
 }
 
+__global__ void add_kernel(course::device_span<const int> from, course::device_span<int> to, int add) {
+    const std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+    if (i < to.size()) to[i] = from[i] + add;
+}
+
 }  // namespace
 
 void launch_slow_fill(cudaStream_t stream, course::device_span<int> data, int value,
@@ -35,10 +40,18 @@ void launch_fill(cudaStream_t stream, course::device_span<int> data, int value) 
     CUDA_CHECK(cudaGetLastError());
 }
 
+void launch_add(cudaStream_t stream, course::device_span<const int> from, course::device_span<int> to, int add) {
+    if (to.empty()) return;
+    add_kernel<<<course::blocks_for(to.size(), 256), 256, 0, stream>>>(from, to, add);
+    CUDA_CHECK(cudaGetLastError());
+}
+
 void warm_up_kernels() {
     slow_fill_kernel<<<1, 32>>>(course::device_span<int>{}, 0, 0);
     CUDA_CHECK(cudaGetLastError());
     fill_kernel<<<1, 32>>>(course::device_span<int>{}, 0);
+    CUDA_CHECK(cudaGetLastError());
+    add_kernel<<<1, 32>>>(course::device_span<const int>{}, course::device_span<int>{}, 0);
     CUDA_CHECK(cudaGetLastError());
     CUDA_CHECK(cudaDeviceSynchronize());
 }

@@ -1,6 +1,6 @@
 #pragma once
 // Kernels the lesson04 tests queue around the pool: a slow writer that keeps
-// a block busy, and a quick one. Compiled by nvcc (test_kernels.cu) so the
+// a block busy, a quick one, and a reader. Compiled by nvcc (test_kernels.cu) so the
 // tests themselves stay C++.
 #include <cuda_runtime_api.h>
 
@@ -18,7 +18,10 @@ void launch_slow_fill(cudaStream_t stream, course::device_span<int> data, int va
 // Queues a kernel that sets every element of `data` to `value` at once.
 void launch_fill(cudaStream_t stream, course::device_span<int> data, int value);
 
-// Runs both kernels once and waits. CUDA loads a kernel on its first launch
+// Queues a kernel that sets to[i] = from[i] + add for every i < to.size().
+void launch_add(cudaStream_t stream, course::device_span<const int> from, course::device_span<int> to, int add);
+
+// Runs each kernel once and waits. CUDA loads a kernel on its first launch
 // (lazy loading), and loading may wait for the kernels already running: a
 // test that needs two kernels to overlap launches each once beforehand.
 void warm_up_kernels();

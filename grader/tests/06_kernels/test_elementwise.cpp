@@ -18,9 +18,11 @@
 #include <string>
 #include <vector>
 
+#include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
+#include "course/testing/stream_order.hpp"
 #include "elementwise_ops.cuh"
 #include "kernels_check.hpp"
 
@@ -220,6 +222,29 @@ GRADED_TEST(Elementwise, RejectsTooManyThreads, 1, "multiply_add with 2048 threa
     course::testing::expect_launch_refused(
         [&] { lesson06::multiply_add(x1.view(), x2.view(), 1.0f, y.view(), 2048); },
         "multiply_add with 2048 threads per block");
+}
+
+GRADED_TEST(Elementwise, HonoursStream, 1,
+            "multiply_add honours a non-blocking stream with work queued ahead (100,003 elements)") {
+    using namespace course::testing;
+    const std::size_t n = 100003;
+    const float b = -0.4375f;
+    course::device_array<float> x1(n), x2(n), y(n);
+    stream_order_check check;
+    check.call_name = "multiply_add";
+    check.right_way = "launch with `<<<grid, block, 0, stream>>>`";
+    check.inputs = {random_stream_input(x1.view(), "x1"), random_stream_input(x2.view(), "x2")};
+    check.call = [&, out = y.view()](cudaStream_t s) { lesson06::multiply_add(x1.view(), x2.view(), b, out, 256, s); };
+    check.output = y.view();
+    check.expected = [b](const std::vector<std::vector<float>>& v) {
+        std::vector<double> expected(v[0].size());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = double{v[0][i]} * double{v[1][i]} + double{b};
+        return expected;
+    };
+    // Two roundings of terms below 1.5 in size (see check_multiply_add); a
+    // value from other inputs is off by far more.
+    check.tol = {0.0, 4 * unit_roundoff<float>() * 1.5};
+    expect_honours_stream(check);
 }
 
 // ---------------------------------------------------------------------------

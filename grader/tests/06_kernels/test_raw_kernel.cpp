@@ -18,6 +18,7 @@
 #include "course/testing/evidence.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/performance.hpp"
+#include "course/testing/stream_order.hpp"
 #include "kernels_check.hpp"
 #include "raw_kernel.hpp"
 
@@ -99,6 +100,26 @@ GRADED_TEST(RawKernel, MyAddSizes, 1, "my_add: 1, 1025 and 2^20 + 3 elements, fl
     for (std::size_t n : {1, 1025, (1 << 20) + 3}) check_my_add<float>(n, 256);
     check_my_add<double>(25, 512);
     check_my_add<double>(1025, 128);
+}
+
+GRADED_TEST(RawKernel, HonoursStream, 1,
+            "my_add honours a non-blocking stream with work queued ahead (100,003 elements)") {
+    using namespace course::testing;
+    const std::size_t n = 100003;
+    course::device_array<float> x1(n), x2(n), y(n);
+    stream_order_check check;
+    check.call_name = "my_add";
+    check.right_way = "raw_kernel::launch must hand its stream to cudaLaunchKernel, and my_add its own to launch";
+    check.inputs = {random_stream_input(x1.view(), "x1"), random_stream_input(x2.view(), "x2")};
+    check.call = [&, out = y.view()](cudaStream_t s) { lesson06::my_add(x1.view(), x2.view(), out, 256, s); };
+    check.output = y.view();
+    check.expected = [](const std::vector<std::vector<float>>& v) {
+        std::vector<double> expected(v[0].size());
+        for (std::size_t i = 0; i < expected.size(); ++i) expected[i] = double{v[0][i]} + double{v[1][i]};
+        return expected;
+    };
+    check.tol = {unit_roundoff<float>(), 0.0};  // one rounding
+    expect_honours_stream(check);
 }
 
 GRADED_TEST(RawKernel, RejectsTooManyThreads, 1, "my_add with 2048 threads per block is reported as an error") {

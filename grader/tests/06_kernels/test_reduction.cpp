@@ -20,8 +20,11 @@
 #include <string>
 #include <vector>
 
+#include "course/device_array.hpp"
 #include "course/error.hpp"
+#include "course/random.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/stream_order.hpp"
 #include "kernels_check.hpp"
 #include "reductions.cuh"
 
@@ -274,6 +277,36 @@ GRADED_TEST(Reduction, SumRepeatedLarge, 2,
         break;  // one view's story is enough
     }
     expect_unchanged(x);
+}
+
+GRADED_TEST(Reduction, HonoursStream, 1,
+            "sum honours a non-blocking stream with work queued ahead (100,003 whole numbers)") {
+    using namespace course::testing;
+    const std::size_t n = 100003;
+    course::device_array<float> x(n), out(1);
+    // Whole numbers, so that any order of the additions is exact: 0 to 8
+    // before the stream is held, 9 to 17 written on it. The two sums differ
+    // whatever the draw.
+    const auto whole = [n](const char* name, float lo) {
+        std::vector<float> v = course::random_floats(n, course::derive_seed(seed(), name), lo, lo + 8.0f);
+        for (float& e : v) e = std::round(e);
+        return v;
+    };
+    stream_order_check check;
+    check.call_name = "sum";
+    check.what_ran = "a kernel of yours";
+    check.right_way = "launch every kernel with `<<<grid, block, 0, stream>>>`, and allocate scratch memory on the "
+                      "stream too";
+    check.inputs = {{x.view(), whole("x before", 0.0f), whole("x on the stream", 9.0f)}};
+    check.call = [&, result = out.view()](cudaStream_t s) { lesson06::sum(x.view(), result, s); };
+    check.output = out.view();
+    check.expected = [](const std::vector<std::vector<float>>& v) {
+        double total = 0;
+        for (const float e : v[0]) total += e;
+        return std::vector<double>{total};
+    };
+    check.tol = {0.0, 0.0};
+    expect_honours_stream(check);
 }
 
 GRADED_TEST(Reduction, SumAccuracyLarge, 1,
