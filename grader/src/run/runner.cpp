@@ -49,8 +49,10 @@ void write_implementation_symbols(const run_options& options) {
     if (options.implementation_library.empty()) return;
     std::error_code ec;
     if (!std::filesystem::is_regular_file(options.implementation_library, ec)) return;
+    const auto nm_program = find_program("nm");  // execv does not search PATH
+    if (!nm_program) return;
     const auto table = implementation_symbols_file(options);
-    const exit_status nm = run_command({"nm", "-A", "-P", options.implementation_library.string()}, table);
+    const exit_status nm = run_command({nm_program->string(), "-A", "-P", options.implementation_library.string()}, table);
     if (nm.signaled || nm.code != 0) std::filesystem::remove(table, ec);
 }
 

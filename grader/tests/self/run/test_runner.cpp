@@ -553,3 +553,16 @@ TEST(Runner, ProcessesAreRefusedOutsideTheSandboxToo) {
     EXPECT_EQ(run.notes.size(), 2u);
 #endif
 }
+
+// The grader reads the student's library's symbol table with nm and leaves it
+// where the test programs read it (they may start no process to run nm).
+TEST(Runner, WritesTheLibrarysSymbolTableForTheTestPrograms) {
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes"};
+    options.implementation_library = SOME_STATIC_LIBRARY;
+    const auto run = grader::run_graded_tests(options);
+    ASSERT_EQ(run.tests.size(), 1u);
+    const std::string table = grader::file_text(grader::implementation_symbols_file(options));
+    // "libgrader_system.a[process.cpp.o]: ..." for each symbol.
+    EXPECT_NE(table.find("process.cpp.o]: "), std::string::npos) << table.substr(0, 300);
+}
