@@ -205,3 +205,62 @@ TEST(GpuRecordCapturedOnH200, ADriverApiLaunchIsRecordedLikeAnyOther) {
         EXPECT_EQ(call.work[0].name, "saxpy");
     }
 }
+
+// What each call asked the GPU to do (the recorder's "op" lines), in order,
+// for the judge to replay.
+TEST(GpuRecord, EachCallsOpsAreKeptInOrder) {
+    const std::string followed = R"({"calls_followed":true,"cupti_error":0})"
+                                 "\n";
+    const std::string launch =
+        R"({"op":"launch","rep":0,"kernel":"_Z1kPf","grid":[4,1,1],"block":[256,1,1],"shared":0,)"
+        R"("args":"0010000000000000","pointers":[[0,4096,4096,1024]]})"
+        "\n";
+    const std::string memset = R"({"op":"memset","rep":1,"to":[8192,8192,64],"byte":0,"bytes":64})"
+                               "\n";
+    const std::string copy =
+        R"({"op":"copy","rep":1,"to":[8192,8192,64],"from":[77,0,0],"bytes":2,"direction":"HtoD","data":"0aff"})"
+        "\n";
+    const std::string odd = R"({"op":"unreplayable","rep":1,"why":"a launch of k set launch attributes"})"
+                            "\n";
+    const auto r = parsed(header + followed + mark("begin", 0, 100) + launch + mark("end", 0, 200) +
+                          mark("begin", 1, 300) + memset + copy + odd + mark("end", 1, 400) + complete);
+    EXPECT_TRUE(r.calls_followed);
+    ASSERT_EQ(r.repetitions.size(), 2u);
+    ASSERT_EQ(r.repetitions[0].ops.size(), 1u);
+    const auto& k = r.repetitions[0].ops[0];
+    EXPECT_EQ(k.what, course::testing::recorded_op::kind::launch);
+    EXPECT_EQ(k.kernel, "_Z1kPf");
+    EXPECT_EQ(k.grid[0], 4u);
+    EXPECT_EQ(k.block[0], 256u);
+    ASSERT_EQ(k.args.size(), 8u);
+    EXPECT_EQ(k.args[1], 0x10);
+    ASSERT_EQ(k.pointers.size(), 1u);
+    EXPECT_EQ(k.pointers[0].first, 0u);
+    EXPECT_TRUE(k.pointers[0].second.in_device_memory());
+    ASSERT_EQ(r.repetitions[1].ops.size(), 2u);
+    EXPECT_EQ(r.repetitions[1].ops[0].what, course::testing::recorded_op::kind::memset);
+    EXPECT_EQ(r.repetitions[1].ops[0].bytes, 64u);
+    EXPECT_EQ(r.repetitions[1].ops[1].direction, "HtoD");
+    EXPECT_EQ(r.repetitions[1].ops[1].data, (std::vector<std::uint8_t>{0x0a, 0xff}));
+    EXPECT_FALSE(r.repetitions[1].ops[1].from.in_device_memory());
+    EXPECT_EQ(r.repetitions[1].unreplayable, std::vector<std::string>{"a launch of k set launch attributes"});
+}
+
+// An account of a call is refused whole when it is damaged: a pointer
+// outside the arguments, bytes that are not hex, a copy's data of the wrong
+// size, a call that was never marked.
+TEST(GpuRecord, DamagedAccountsOfACallAreRefused) {
+    const std::string call = mark("begin", 0, 100);
+    const std::string end = mark("end", 0, 200) + complete;
+    for (const std::string bad : {
+             R"({"op":"launch","rep":0,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shared":0,"args":"00","pointers":[[8,1,1,1]]})",
+             R"({"op":"launch","rep":0,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shared":0,"args":"zz","pointers":[]})",
+             R"({"op":"launch","rep":0,"kernel":"k","grid":[0,1,1],"block":[1,1,1],"shared":0,"args":"","pointers":[]})",
+             R"({"op":"copy","rep":0,"to":[1,1,8],"from":[2,0,0],"bytes":4,"direction":"HtoD","data":"00"})",
+             R"({"op":"memset","rep":0,"to":[1,1,8],"byte":300,"bytes":4})",
+             R"({"op":"launch","rep":5,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shared":0,"args":"","pointers":[]})",
+         }) {
+        const std::string why = refused(header + call + bad + "\n" + end);
+        EXPECT_FALSE(why.empty()) << bad;
+    }
+}

@@ -13,38 +13,31 @@
 //   course_gpu_record_start(path, nonce)   once per timed test
 //   course_gpu_record_mark("begin", k) ... course_gpu_record_mark("end", k)
 //   course_gpu_record_stop()               flushes CUPTI and closes the file
+//
+// During each call it also writes down what the call asked the GPU to do
+// (call_ops.hpp), for the judge to replay in its own process.
 #include <cupti.h>
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
-#include <memory>
-#include <mutex>
 #include <string>
 
+#include "call_ops.hpp"
 #include "course/testing/gpu_record.hpp"
+#include "record_file.hpp"
 
 namespace {
 
 using nlohmann::json;
+using course_recorder::write_line;
 
-// CUPTI hands back full buffers from a thread of its own, and marks come
-// from the test's thread: one lock keeps lines whole.
-std::mutex file_lock;
-std::FILE* record_file = nullptr;
 bool callbacks_registered = false;
 
 constexpr CUpti_ActivityKind recorded_kinds[] = {
     CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER, CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
     CUPTI_ACTIVITY_KIND_MEMCPY,  CUPTI_ACTIVITY_KIND_MEMSET,
 };
-
-void write_line(const json& line) {
-    const std::string text = line.dump() + "\n";
-    std::lock_guard<std::mutex> hold(file_lock);
-    if (record_file) std::fwrite(text.data(), 1, text.size(), record_file);
-}
 
 const char* memory_kind(std::uint8_t kind) {
     switch (kind) {
@@ -155,32 +148,35 @@ int course_gpu_record_start(const char* path, const char* nonce) {
             return static_cast<int>(r);
         callbacks_registered = true;
     }
-    {
-        std::lock_guard<std::mutex> hold(file_lock);
-        if (record_file) std::fclose(record_file);
-        record_file = std::fopen(path, "w");
-        if (!record_file) return -1;
-    }
+    if (!course_recorder::open_record(path)) return -1;
     write_line({{"record", "course-gpu-record"}, {"version", 1}, {"nonce", nonce ? nonce : ""}});
     for (const CUpti_ActivityKind kind : recorded_kinds)
         if (const CUptiResult r = cuptiActivityEnable(kind); r != CUPTI_SUCCESS) return static_cast<int>(r);
+    // Without the API calls (another CUPTI subscriber, a profiler, holds
+    // them) the record says so, and the judge has nothing to replay.
+    const int followed = course_recorder::follow_calls();
+    write_line({{"calls_followed", followed == 0}, {"cupti_error", followed}});
     return 0;
 }
 
 void course_gpu_record_mark(const char* what, int repetition) {
+    const std::string mark = what ? what : "";
+    // The end mark comes once the device is idle, so nothing of the call is
+    // still to be followed; the begin mark comes before the call's first API call.
+    if (mark == "end") course_recorder::set_current_call(-1);
     std::uint64_t now = 0;
     cuptiGetTimestamp(&now);
-    write_line({{"mark", what ? what : ""}, {"rep", repetition}, {"t", now}});
+    write_line({{"mark", mark}, {"rep", repetition}, {"t", now}});
+    if (mark == "begin") course_recorder::set_current_call(repetition);
 }
 
 int course_gpu_record_stop() {
     // Forced: buffers still being filled are handed over too.
+    course_recorder::stop_following_calls();
     const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (const CUpti_ActivityKind kind : recorded_kinds) cuptiActivityDisable(kind);
     if (flushed == CUPTI_SUCCESS) write_line({{"complete", true}});
-    std::lock_guard<std::mutex> hold(file_lock);
-    if (record_file) std::fclose(record_file);
-    record_file = nullptr;
+    course_recorder::close_record();
     return flushed == CUPTI_SUCCESS ? 0 : static_cast<int>(flushed);
 }
 

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -22,6 +23,8 @@ constexpr std::size_t max_record_bytes = std::size_t{64} << 20;
 constexpr std::size_t max_lines = 1'000'000;
 constexpr std::size_t max_name_bytes = 4096;
 constexpr int max_repetitions = 10'000;
+constexpr std::size_t max_argument_bytes = 32 * 1024;  // CUDA's limit on a kernel's parameters
+constexpr std::size_t max_copied_bytes = 64 * 1024;    // the recorder keeps HtoD copies up to this size
 
 struct mark_pair {
     std::optional<std::uint64_t> begin, end;
@@ -31,7 +34,9 @@ template <class T>
 bool read_number(const json& line, const char* key, T& out) {
     const auto it = line.find(key);
     if (it == line.end() || !it->is_number_unsigned()) return false;
-    out = it->get<T>();
+    const auto value = it->get<std::uint64_t>();
+    if (value > static_cast<std::uint64_t>(std::numeric_limits<T>::max())) return false;
+    out = static_cast<T>(value);
     return true;
 }
 
@@ -43,6 +48,87 @@ bool read_text(const json& line, const char* key, std::string& out) {
 }
 
 // The fields every piece of GPU work has.
+// Hex digits to bytes; false on anything else, or on more than `most` bytes.
+bool read_hex(const json& line, const char* key, std::vector<std::uint8_t>& out, std::size_t most) {
+    const auto it = line.find(key);
+    if (it == line.end() || !it->is_string()) return false;
+    const std::string& text = it->get_ref<const std::string&>();
+    if (text.size() % 2 != 0 || text.size() / 2 > most) return false;
+    auto digit = [](char c) -> int {
+        if (c >= '0' && c <= '9') return c - '0';
+        if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+        return -1;
+    };
+    out.resize(text.size() / 2);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const int high = digit(text[2 * i]), low = digit(text[2 * i + 1]);
+        if (high < 0 || low < 0) return false;
+        out[i] = static_cast<std::uint8_t>(high * 16 + low);
+    }
+    return true;
+}
+
+// [value, base, size]
+bool read_address(const json& value, recorded_address& out) {
+    if (!value.is_array() || value.size() != 3) return false;
+    for (const auto& n : value)
+        if (!n.is_number_unsigned()) return false;
+    out = {value[0].get<std::uint64_t>(), value[1].get<std::uint64_t>(), value[2].get<std::uint64_t>()};
+    return true;
+}
+
+bool read_triple(const json& line, const char* key, std::uint32_t (&out)[3]) {
+    const auto it = line.find(key);
+    if (it == line.end() || !it->is_array() || it->size() != 3) return false;
+    for (std::size_t i = 0; i < 3; ++i) {
+        if (!(*it)[i].is_number_unsigned() || (*it)[i].get<std::uint64_t>() > 0xFFFFFFFFu || (*it)[i] == 0)
+            return false;
+        out[i] = (*it)[i].get<std::uint32_t>();
+    }
+    return true;
+}
+
+// One "op" line; `why` is set (and true returned) for an unreplayable one.
+bool read_op(const json& line, recorded_op& op, std::string& why) {
+    std::string kind;
+    if (!read_text(line, "op", kind)) return false;
+    if (kind == "unreplayable") return read_text(line, "why", why) && !why.empty();
+    if (kind == "launch") {
+        op.what = recorded_op::kind::launch;
+        const auto pointers = line.find("pointers");
+        if (!read_text(line, "kernel", op.kernel) || !read_triple(line, "grid", op.grid) ||
+            !read_triple(line, "block", op.block) || !read_number(line, "shared", op.shared_bytes) ||
+            !read_hex(line, "args", op.args, max_argument_bytes) || pointers == line.end() || !pointers->is_array())
+            return false;
+        for (const auto& p : *pointers) {
+            recorded_address where;
+            if (!p.is_array() || p.size() != 4 || !p[0].is_number_unsigned() ||
+                !read_address(json::array({p[1], p[2], p[3]}), where))
+                return false;
+            const auto at = p[0].get<std::uint64_t>();
+            if (at % 8 != 0 || at + 8 > op.args.size()) return false;
+            op.pointers.emplace_back(static_cast<std::size_t>(at), where);
+        }
+        return true;
+    }
+    if (kind == "memset") {
+        op.what = recorded_op::kind::memset;
+        const auto to = line.find("to");
+        return to != line.end() && read_address(*to, op.to) && read_number(line, "byte", op.byte) &&
+               read_number(line, "bytes", op.bytes);
+    }
+    if (kind == "copy") {
+        op.what = recorded_op::kind::copy;
+        const auto to = line.find("to"), from = line.find("from");
+        if (to == line.end() || from == line.end() || !read_address(*to, op.to) || !read_address(*from, op.from) ||
+            !read_number(line, "bytes", op.bytes) || !read_text(line, "direction", op.direction))
+            return false;
+        if (op.direction == "HtoD") return read_hex(line, "data", op.data, max_copied_bytes) && op.data.size() == op.bytes;
+        return op.direction == "DtoH" || op.direction == "DtoD" || op.direction == "HtoH";
+    }
+    return false;
+}
+
 bool read_work(const json& line, gpu_activity& a) {
     return read_number(line, "start", a.start) && read_number(line, "end", a.end) &&
            read_number(line, "stream", a.stream) && read_number(line, "context", a.context) &&
@@ -77,6 +163,8 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
     std::map<std::uint32_t, gpu_api_call> calls;  // by correlation id
     std::map<int, mark_pair> marks;
     std::vector<gpu_activity> work;
+    // Each repetition's ops, and what could not be written down, as read.
+    std::vector<std::pair<std::vector<recorded_op>, std::vector<std::string>>> ops;
     bool header = false;
     std::size_t lines = 0;
     std::istringstream in{std::string(text)};
@@ -92,7 +180,20 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
             header = true;
             continue;
         }
-        if (line.contains("mark")) {
+        if (line.contains("op")) {
+            int rep = -1;
+            recorded_op op;
+            std::string why;
+            if (!read_number(line, "rep", rep) || rep < 0 || rep >= max_repetitions || !read_op(line, op, why))
+                return refuse("line " + std::to_string(lines) + " is a damaged account of a call");
+            if (ops.size() <= static_cast<std::size_t>(rep)) ops.resize(static_cast<std::size_t>(rep) + 1);
+            if (!why.empty()) ops[static_cast<std::size_t>(rep)].second.push_back(std::move(why));
+            else ops[static_cast<std::size_t>(rep)].first.push_back(std::move(op));
+        } else if (line.contains("calls_followed")) {
+            record.calls_followed = line.value("calls_followed", false);
+            if (!read_number(line, "cupti_error", record.cupti_error))
+                return refuse("line " + std::to_string(lines) + " is damaged");
+        } else if (line.contains("mark")) {
             std::string what;
             std::uint64_t t = 0;
             const auto rep = line.find("rep");
@@ -139,6 +240,11 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
         if (!record.repetitions.empty() && *pair.begin < record.repetitions.back().end)
             return refuse("repetition " + std::to_string(index) + " begins before the one before it ends");
         record.repetitions.push_back({index, *pair.begin, *pair.end, {}, {}});
+    }
+    if (ops.size() > record.repetitions.size()) return refuse("it accounts for a call that was never marked");
+    for (std::size_t r = 0; r < ops.size(); ++r) {
+        record.repetitions[r].ops = std::move(ops[r].first);
+        record.repetitions[r].unreplayable = std::move(ops[r].second);
     }
     // Each piece of work goes to the repetition during which its API call was made.
     for (auto& a : work) {

@@ -7,11 +7,17 @@
 // during a timed test and writes them as JSON lines:
 //
 //   {"record":"course-gpu-record","version":1,"nonce":"5f0c..."}
+//   {"calls_followed":true,"cupti_error":0}                  the "op" lines below are there
 //   {"mark":"begin","rep":0,"t":1000}                       harness: call 0 starts
 //   {"api":"cudaLaunchKernel","corr":7,"start":1010,"end":1020}
 //   {"kernel":"_Z6vecadd...","corr":7,"stream":13,"context":1,"start":1100,"end":1500}
 //   {"copy":"HtoD","from":"pageable","to":"device","bytes":4096,"corr":9,...}
 //   {"memset":"device","bytes":4096,"corr":11,...}
+//   {"op":"launch","rep":0,"kernel":"_Z6vecadd...","grid":[..],"block":[..],"shared":0,
+//    "args":"<hex>","pointers":[[0,<value>,<base>,<size>],...]}      what call 0 asked for,
+//   {"op":"memset","rep":0,"to":[<value>,<base>,<size>],"byte":0,"bytes":4096}   in order
+//   {"op":"copy","rep":0,"to":[...],"from":[...],"bytes":64,"direction":"HtoD","data":"<hex>"}
+//   {"op":"unreplayable","rep":0,"why":"a launch of ... set launch attributes"}
 //   {"mark":"end","rep":0,"t":1600}                         harness: call 0 has finished
 //   {"dropped":0}
 //   {"complete":true}
@@ -72,11 +78,42 @@ struct gpu_api_call {
     std::string base_name() const { return name.substr(0, name.find('_')); }
 };
 
+// An address the call used, and the device allocation it lies in as the
+// driver knew it in the student's process (base and size 0: none, so not a
+// pointer into device memory: a number, a host pointer, a null).
+struct recorded_address {
+    std::uint64_t value = 0, base = 0, size = 0;
+    bool in_device_memory() const { return size > 0 && value >= base && value - base < size; }
+};
+
+// One thing a call asked the GPU to do, as the recorder followed it
+// (grader/recorder/call_ops.hpp): what the judge replays (call_replay.hpp).
+struct recorded_op {
+    enum class kind { launch, memset, copy };
+    kind what = kind::launch;
+    // A launch: the kernel's (mangled) name, its shape, and its arguments'
+    // bytes as the kernel takes them, with each 8-byte word that points into
+    // device memory (its offset in `args`, and where it points).
+    std::string kernel;
+    std::uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+    std::uint32_t shared_bytes = 0;
+    std::vector<std::uint8_t> args;
+    std::vector<std::pair<std::size_t, recorded_address>> pointers;
+    // A memset (every byte set to `byte`) or a copy.
+    recorded_address to, from;
+    std::uint64_t bytes = 0;
+    std::uint8_t byte = 0;
+    std::string direction;           // a copy: HtoD, DtoH, DtoD, HtoH
+    std::vector<std::uint8_t> data;  // an HtoD copy: the bytes it copied
+};
+
 struct gpu_repetition {
     int index = 0;
     std::uint64_t begin = 0, end = 0;   // the harness's marks around the call (host time)
     std::vector<gpu_activity> work;     // what the call caused, by start time
     std::vector<gpu_api_call> calls;    // the API calls made during it, by start time
+    std::vector<recorded_op> ops;       // what it asked the GPU to do, in order (where calls were followed)
+    std::vector<std::string> unreplayable;  // what it did that the recorder could not write down
     int kernels() const;
     // From the first piece of work's start to the last one's end; 0 when none.
     std::uint64_t span() const;
@@ -85,6 +122,8 @@ struct gpu_repetition {
 struct gpu_record {
     std::string nonce;
     bool complete = false;           // the recorder flushed and closed it
+    bool calls_followed = false;     // it holds each call's ops (CUPTI let the recorder follow API calls)
+    int cupti_error = 0;             // why not, where not
     std::uint64_t dropped = 0;       // records CUPTI could not keep
     std::vector<gpu_repetition> repetitions;  // by index
     std::vector<gpu_activity> outside;        // work caused outside every call (the harness's own, say)

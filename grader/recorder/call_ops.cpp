@@ -1,0 +1,264 @@
+#include "call_ops.hpp"
+
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <cupti.h>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "record_file.hpp"
+
+namespace course_recorder {
+
+namespace {
+
+using nlohmann::json;
+
+std::atomic<int> current_call{-1};
+CUpti_SubscriberHandle subscriber = nullptr;
+// The runtime launches through the driver, which gives the kernel's handle
+// and so its arguments' layout: launches are written from the driver's
+// callback. A runtime launch the driver's callback did not follow is said
+// to be unreplayable, never lost.
+thread_local bool runtime_launch_pending = false;
+
+// HtoD copies up to this size are kept whole in the record; the judge copies
+// the same bytes. A larger one is host work the replay does not redo.
+constexpr std::size_t kept_copy_bytes = 64 * 1024;
+
+std::string hex(const void* data, std::size_t size) {
+    static const char digits[] = "0123456789abcdef";
+    const auto* bytes = static_cast<const unsigned char*>(data);
+    std::string text(2 * size, '0');
+    for (std::size_t i = 0; i < size; ++i) {
+        text[2 * i] = digits[bytes[i] >> 4];
+        text[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    return text;
+}
+
+// [value, base, size] of the device allocation `value` points into, or
+// [value, 0, 0] where the driver knows no device memory there (a number, a
+// host pointer, a null).
+json where(std::uint64_t value) {
+    CUdeviceptr base = 0;
+    std::size_t size = 0;
+    unsigned int memory_type = 0;
+    CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, CU_POINTER_ATTRIBUTE_RANGE_SIZE,
+                                        CU_POINTER_ATTRIBUTE_MEMORY_TYPE};
+    void* results[] = {&base, &size, &memory_type};
+    if (value == 0 || cuPointerGetAttributes(3, attributes, results, static_cast<CUdeviceptr>(value)) != CUDA_SUCCESS ||
+        memory_type != CU_MEMORYTYPE_DEVICE || size == 0)
+        return json::array({value, 0, 0});
+    return json::array({value, static_cast<std::uint64_t>(base), static_cast<std::uint64_t>(size)});
+}
+
+void write_op(json op) {
+    op["rep"] = current_call.load();
+    write_line(op);
+}
+
+void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"why", why}}); }
+
+// The bytes of a launch's arguments, laid out as the kernel takes them
+// (cuFuncGetParamInfo), and every 8-byte word in them that points into
+// device memory.
+void write_launch(CUfunction function, const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                  unsigned by, unsigned bz, unsigned shared, void** params, void** extra) {
+    std::vector<unsigned char> args;
+    if (params) {
+        for (std::size_t i = 0;; ++i) {
+            std::size_t offset = 0, size = 0;
+            if (cuFuncGetParamInfo(function, i, &offset, &size) != CUDA_SUCCESS) break;
+            if (args.size() < offset + size) args.resize(offset + size);
+            std::memcpy(args.data() + offset, params[i], size);
+        }
+    } else if (extra) {
+        // {CU_LAUNCH_PARAM_BUFFER_POINTER, p, CU_LAUNCH_PARAM_BUFFER_SIZE, &n, CU_LAUNCH_PARAM_END}
+        const void* buffer = nullptr;
+        std::size_t size = 0;
+        for (std::size_t i = 0; extra[i] != CU_LAUNCH_PARAM_END && i < 16; i += 2) {
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
+            if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = *static_cast<const std::size_t*>(extra[i + 1]);
+        }
+        if (!buffer) return unreplayable(std::string("a launch of ") + name + " passed its arguments in a way the recorder does not read");
+        args.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + size);
+    }
+    json pointers = json::array();
+    for (std::size_t at = 0; at + 8 <= args.size(); at += 8) {
+        std::uint64_t word = 0;
+        std::memcpy(&word, args.data() + at, 8);
+        json place = where(word);
+        if (place[2].get<std::uint64_t>() > 0) pointers.push_back({at, place[0], place[1], place[2]});
+    }
+    write_op({{"op", "launch"},
+              {"kernel", name ? name : ""},
+              {"grid", {gx, gy, gz}},
+              {"block", {bx, by, bz}},
+              {"shared", shared},
+              {"args", hex(args.data(), args.size())},
+              {"pointers", pointers}});
+}
+
+// Launch attributes change how a kernel runs (clusters, priorities, the L2
+// window); the replay launches plainly, so a launch that set any is not
+// replayed.
+bool plain(unsigned attributes, const char* name) {
+    if (attributes == 0) return true;
+    unreplayable(std::string("a launch of ") + (name ? name : "a kernel") + " set launch attributes");
+    return false;
+}
+
+const char* direction(cudaMemcpyKind kind, const void* to, const void* from) {
+    auto device = [](const void* p) { return where(reinterpret_cast<std::uint64_t>(p))[2].get<std::uint64_t>() > 0; };
+    if (kind == cudaMemcpyDefault) kind = device(to) ? (device(from) ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
+                                                     : (device(from) ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
+    switch (kind) {
+        case cudaMemcpyHostToDevice: return "HtoD";
+        case cudaMemcpyDeviceToHost: return "DtoH";
+        case cudaMemcpyDeviceToDevice: return "DtoD";
+        default: return "HtoH";
+    }
+}
+
+void write_copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind) {
+    const std::string way = direction(kind, to, from);
+    json op{{"op", "copy"},
+            {"to", where(reinterpret_cast<std::uint64_t>(to))},
+            {"from", where(reinterpret_cast<std::uint64_t>(from))},
+            {"bytes", bytes},
+            {"direction", way}};
+    if (way == "HtoD") {
+        if (bytes > kept_copy_bytes) return unreplayable("a copy of " + std::to_string(bytes) + " bytes from the host");
+        op["data"] = hex(from, bytes);
+    }
+    write_op(std::move(op));
+}
+
+void write_memset(void* to, int value, std::size_t bytes) {
+    write_op({{"op", "memset"}, {"to", where(reinterpret_cast<std::uint64_t>(to))}, {"byte", value & 0xff},
+              {"bytes", bytes}});
+}
+
+bool is_runtime_launch(CUpti_CallbackId id) {
+    return id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
+           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
+           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
+           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
+}
+
+void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+    if (current_call.load() < 0) return;
+    if (is_runtime_launch(id)) {
+        if (call.callbackSite == CUPTI_API_ENTER) {
+            runtime_launch_pending = true;
+        } else if (runtime_launch_pending) {
+            runtime_launch_pending = false;
+            // A launch the runtime refused (2048 threads) made no work to replay.
+            if (call.functionReturnValue && *static_cast<const cudaError_t*>(call.functionReturnValue) != cudaSuccess)
+                return;
+            unreplayable(std::string("the recorder did not see how ") + (call.symbolName ? call.symbolName : "a kernel") +
+                         " was launched");
+        }
+        return;
+    }
+    if (call.callbackSite != CUPTI_API_ENTER) return;
+    const void* p = call.functionParams;
+    switch (id) {
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000: {
+            const auto& a = *static_cast<const cudaMemsetAsync_v3020_params*>(p);
+            return write_memset(a.devPtr, a.value, a.count);
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000: {
+            const auto& a = *static_cast<const cudaMemset_v3020_params*>(p);
+            return write_memset(a.devPtr, a.value, a.count);
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000: {
+            const auto& a = *static_cast<const cudaMemcpyAsync_v3020_params*>(p);
+            return write_copy(a.dst, a.src, a.count, a.kind);
+        }
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020:
+        case CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000: {
+            const auto& a = *static_cast<const cudaMemcpy_v3020_params*>(p);
+            return write_copy(a.dst, a.src, a.count, a.kind);
+        }
+        default: return;
+    }
+}
+
+void on_driver(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+    if (call.callbackSite != CUPTI_API_ENTER || current_call.load() < 0) return;
+    runtime_launch_pending = false;  // followed here
+    const void* p = call.functionParams;
+    switch (id) {
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+            const auto& a = *static_cast<const cuLaunchKernel_params*>(p);
+            return write_launch(a.f, call.symbolName, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY,
+                                a.blockDimZ, a.sharedMemBytes, a.kernelParams, a.extra);
+        }
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
+        case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+            const auto& a = *static_cast<const cuLaunchKernelEx_params*>(p);
+            if (!plain(a.config->numAttrs, call.symbolName)) return;
+            return write_launch(a.f, call.symbolName, a.config->gridDimX, a.config->gridDimY, a.config->gridDimZ,
+                                a.config->blockDimX, a.config->blockDimY, a.config->blockDimZ,
+                                a.config->sharedMemBytes, a.kernelParams, a.extra);
+        }
+        default: return;
+    }
+}
+
+void CUPTIAPI on_api_call(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+    const auto& call = *static_cast<const CUpti_CallbackData*>(data);
+    if (domain == CUPTI_CB_DOMAIN_RUNTIME_API) on_runtime(id, call);
+    if (domain == CUPTI_CB_DOMAIN_DRIVER_API) on_driver(id, call);
+}
+
+constexpr CUpti_CallbackId runtime_calls[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,       CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,   CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemsetAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemset_v3020,             CUPTI_RUNTIME_TRACE_CBID_cudaMemset_ptds_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,             CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
+};
+constexpr CUpti_CallbackId driver_calls[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+};
+
+}  // namespace
+
+int follow_calls() {
+    if (subscriber) return 0;
+    if (const CUptiResult r = cuptiSubscribe(&subscriber, on_api_call, nullptr); r != CUPTI_SUCCESS) {
+        subscriber = nullptr;
+        return static_cast<int>(r);
+    }
+    for (const CUpti_CallbackId id : runtime_calls)
+        if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id); r != CUPTI_SUCCESS)
+            return static_cast<int>(r);
+    for (const CUpti_CallbackId id : driver_calls)
+        if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+            return static_cast<int>(r);
+    return 0;
+}
+
+void stop_following_calls() {
+    current_call = -1;
+    if (subscriber) cuptiUnsubscribe(subscriber);
+    subscriber = nullptr;
+}
+
+void set_current_call(int repetition) { current_call = repetition; }
+
+}  // namespace course_recorder
