@@ -74,7 +74,18 @@ void write_launch(CUfunction function, const char* name, unsigned gx, unsigned g
     if (params) {
         for (std::size_t i = 0;; ++i) {
             std::size_t offset = 0, size = 0;
-            if (cuFuncGetParamInfo(function, i, &offset, &size) != CUDA_SUCCESS) break;
+            if (const CUresult r = cuFuncGetParamInfo(function, i, &offset, &size); r != CUDA_SUCCESS) {
+                // Past the last parameter: CUDA_ERROR_INVALID_VALUE. Anything
+                // else is said, and so is a first parameter that cannot be
+                // read (which a kernel without parameters also gives: one
+                // the replay would launch alike, but the judge is told).
+                if (r != CUDA_ERROR_INVALID_VALUE || i == 0)
+                    write_op({{"op", "unreplayable"},
+                              {"why", std::string("the layout of ") + (name ? name : "a kernel") +
+                                          "'s arguments could not be read (CUDA error " + std::to_string(r) +
+                                          " at parameter " + std::to_string(i) + ")"}});
+                break;
+            }
             if (args.size() < offset + size) args.resize(offset + size);
             std::memcpy(args.data() + offset, params[i], size);
         }

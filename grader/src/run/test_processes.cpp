@@ -105,8 +105,6 @@ void test_processes::cancel(const std::vector<std::string>& ids) {
 // The student's program runs in the sandbox where there is one; the judge
 // needs it only where it is the student's program too (a practice grade).
 std::vector<std::string> test_processes::command(std::vector<std::string> argv) const {
-    // The launcher goes after the tool: ncu and compute-sanitizer start it
-    // as their own child, and it filters only what it execs.
     if (threads_only())
         argv.insert(argv.begin(), {options_.threads_only_launcher.string(), std::to_string(child_process::passed_fd)});
     argv.insert(argv.begin(), tool_.begin(), tool_.end());

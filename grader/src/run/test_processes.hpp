@@ -95,9 +95,14 @@ private:
     std::vector<std::string> command(std::vector<std::string> argv) const;
     bool sandboxed() const { return student_code() && options_.bwrap.has_value(); }
     // Whether the program runs under course-threads-only: the student's code,
-    // where the launcher was built.
+    // where the launcher was built, and not under a tool: ncu and
+    // compute-sanitizer start the program themselves and inject into it, and
+    // on the H200 neither saw a kernel of a program they started through the
+    // launcher (their reruns explain; lesson07's speed tests under ncu are
+    // not covered until the judge replays them).
     bool threads_only() const {
-        return student_code() && !options_.threads_only_launcher.empty() && process_refusals::available();
+        return student_code() && tool_.empty() && !options_.threads_only_launcher.empty() &&
+               process_refusals::available();
     }
     bool student_code() const {
         // A practice grade's judge is the student's program too (run/grade.cpp).
