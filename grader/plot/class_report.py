@@ -110,6 +110,7 @@ th { border-bottom: 2px solid #ccc; } tr:nth-child(even) { background: #f6f6f6; 
 img { max-width: 100%; } .summary { font-size: 1.1rem; } .muted { color: #777; }
 li { margin: 0.3rem 0; } code { background: #f2f2f2; padding: 0 0.2rem; }
 pre { background: #f6f6f6; padding: 0.4rem; overflow-x: auto; font-size: 0.85rem; }
+.warning { background: #fde8e8; border-left: 4px solid #c00; padding: 0.5rem 0.8rem; }
 """
 
 
@@ -157,6 +158,12 @@ def page(doc, histogram_img, losses_img):
                f" {doc.get('build_failures', 0)} did not compile (scored 0),"
                f" {doc.get('not_graded', 0)} not graded.")
     parts.append(f'<p class="summary">{e(summary)}</p>')
+    unsandboxed = doc.get("unsandboxed", 0)
+    if unsandboxed:
+        parts.append(f'<p class="warning"><b>NOT SANDBOXED:</b> {unsandboxed} submission'
+                     f'{"s were" if unsandboxed != 1 else " was"} graded without the sandbox (--no-sandbox), so the students\' '
+                     "code ran with the grader's rights and could have read the reference solutions and other "
+                     "students' files. Grade again where bubblewrap runs for grades you can trust.</p>")
 
     parts.append("<h2>Scores</h2>" + histogram_img)
 

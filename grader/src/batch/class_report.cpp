@@ -150,7 +150,7 @@ json class_report_data(const std::string& lesson_id, const std::string& lesson_t
                 tests.push_back({t.id, t.title, t.points, 0});
     }
 
-    int graded = 0, build_failures = 0;
+    int graded = 0, build_failures = 0, unsandboxed = 0;
     std::vector<int> scores;
     line_tally diagnoses, build_errors;
     json not_graded = json::array(), submissions = json::array();
@@ -166,6 +166,10 @@ json class_report_data(const std::string& lesson_id, const std::string& lesson_t
         }
         ++graded;
         ++machines[{device, r->worker}];
+        if (!r->sandboxed) {
+            ++unsandboxed;
+            s["sandboxed"] = false;
+        }
         if (state == outcome::build_failed) {
             ++build_failures;
             scores.push_back(0);
@@ -220,6 +224,8 @@ json class_report_data(const std::string& lesson_id, const std::string& lesson_t
             {"graded", graded},
             {"build_failures", build_failures},
             {"not_graded", not_graded.size()},
+            // Graded with --no-sandbox: students' code ran with the grader's rights.
+            {"unsandboxed", unsandboxed},
             {"max_score", max_score},
             {"scores", scores},
             {"mean", mean},

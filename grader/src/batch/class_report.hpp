@@ -31,7 +31,8 @@ std::string without_numbers(const std::string& line);
 
 // The report's data (schema "course-class-report/1"): counts, every score,
 // per-test losses, the commonest diagnoses and build errors, who was not
-// graded and why, and which device and worker graded each submission.
+// graded and why, which device and worker graded each submission, and how
+// many were graded without the sandbox (--no-sandbox: "unsandboxed").
 nlohmann::json class_report_data(const std::string& lesson_id, const std::string& lesson_title,
                                  const std::vector<batch_result>& results);
 

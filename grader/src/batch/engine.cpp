@@ -1,6 +1,7 @@
 #include "batch/engine.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 
 #include "batch/explanation_queue.hpp"
 #include "batch/result_cache.hpp"
+#include "checkout/architectures.hpp"
 #include "checkout/context.hpp"
 #include "course/device_info.hpp"
 #include "system/process.hpp"
@@ -128,15 +130,52 @@ std::vector<gpu_slot> visible_gpus() {
     }
     std::vector<gpu_slot> gpus;
     for (int i = 0; i < status.count; ++i) {
-        gpu_slot slot{i, i < static_cast<int>(ids.size()) ? ids[i] : std::to_string(i), ""};
+        gpu_slot slot{i, i < static_cast<int>(ids.size()) ? ids[i] : std::to_string(i), "", 0};
         try {
-            slot.name = course::query_device(i).summary();
+            const auto device = course::query_device(i);
+            slot.name = device.summary();
+            slot.compute_capability = device.major * 10 + device.minor;
         } catch (const std::exception&) {
             slot.name = "GPU " + slot.id;
         }
         gpus.push_back(slot);
     }
     return gpus;
+}
+
+std::optional<fs::path> batch_sandbox(bool no_sandbox) {
+    if (no_sandbox) return std::nullopt;
+    const bubblewrap_search found = search_bubblewrap();
+    if (!found.bwrap) throw user_error(build_error, sandbox_refusal(found.problem));
+    return found.bwrap;
+}
+
+std::vector<int> declared_gpu_architectures(const std::vector<std::string>& declared) {
+    std::vector<int> out;
+    for (const auto& text : declared) {
+        const auto cc = parse_compute_capability(text);
+        if (!cc)
+            throw user_error(usage_error, fmt::format("--gpu-arch {}: write a GPU architecture such as sm_80, 8.0 or "
+                                                      "80 (an A100 is sm_80, an L4 sm_89, a T4 sm_75, an H100 sm_90)",
+                                                      text));
+        out.push_back(*cc);
+    }
+    return out;
+}
+
+std::string gpus_the_build_cannot_run(const manifest& m, const std::vector<gpu_slot>& gpus,
+                                      const std::vector<int>& declared) {
+    std::vector<std::string> problems;
+    for (const auto& g : gpus) {
+        if (g.compute_capability == 0) continue;  // not known: the tests will say
+        const std::string problem = architecture_problem(m, g.compute_capability, fmt::format("GPU {} ({})", g.id, g.name));
+        if (!problem.empty()) problems.push_back(problem);
+    }
+    for (int cc : declared) {
+        const std::string problem = architecture_problem(m, cc, fmt::format("the GPU declared with --gpu-arch {}", sm_name(cc)));
+        if (!problem.empty()) problems.push_back(problem);
+    }
+    return fmt::format("{}", fmt::join(problems, "\n"));
 }
 
 engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, const submission_recipe& recipe,
@@ -202,6 +241,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                       double evidence_s) {
         const batch_job& job = *item.job;
         result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
+        result.sandboxed = settings.bwrap.has_value();
         add_submitter(result, *job.work);
         if (!settings.keep_scratch) {
             std::error_code ec;

@@ -39,12 +39,29 @@ struct gpu_slot {
     int ordinal = 0;   // as this process counts them
     std::string id;    // what CUDA_VISIBLE_DEVICES names it by in a child
     std::string name;  // "NVIDIA H200 (sm_90)"
+    int compute_capability = 0;  // 90; 0 where the query failed
 };
 
 // The GPUs this process may use, each with the id a child process must be
 // given to see exactly that one (CUDA_VISIBLE_DEVICES may already narrow
 // them, and may name them by UUID). Empty without a GPU.
 std::vector<gpu_slot> visible_gpus();
+
+// The batch's sandbox (both engines): bubblewrap where it runs. Where it
+// cannot, a batch fails closed: a user_error naming why and the fixes
+// (run/sandbox.hpp, sandbox_refusal), before anything is built or graded,
+// unless `no_sandbox` (--no-sandbox): then none, and every output says so.
+std::optional<fs::path> batch_sandbox(bool no_sandbox);
+
+// --gpu-arch's words ("sm_80", "8.0", "80") as compute capabilities; a
+// user_error for one it cannot read.
+std::vector<int> declared_gpu_architectures(const std::vector<std::string>& declared);
+
+// Why the build `m` cannot grade on some of these GPUs (the GPUs here, and
+// those the instructor declared), one paragraph each
+// (checkout/architectures.hpp); empty when it can grade on every one.
+std::string gpus_the_build_cannot_run(const manifest& m, const std::vector<gpu_slot>& gpus,
+                                      const std::vector<int>& declared);
 
 struct batch_job {
     const submission* work = nullptr;

@@ -57,15 +57,14 @@ std::vector<std::string> test_columns(const std::vector<batch_result>& rows) {
 
 std::string note_for(const batch_result& r) {
     std::vector<std::string> parts;
-    switch (r.state()) {
+    const auto state = r.state();
+    switch (state) {
         case batch_result::outcome::not_graded: parts.push_back("not graded: " + r.not_graded_reason()); break;
         case batch_result::outcome::build_failed: parts.push_back("did not compile: no tests ran"); break;
-        case batch_result::outcome::graded:
-            if (const int skipped = r.report->count(test_status::skipped); skipped > 0)
-                parts.push_back(fmt::format("{} test{} skipped{}", skipped, skipped == 1 ? "" : "s",
-                                            r.report->no_gpu_reason.empty() ? "" : ": no CUDA device"));
-            break;
+        case batch_result::outcome::graded: break;
     }
+    if (state != batch_result::outcome::not_graded && !r.sandboxed)
+        parts.push_back("NOT SANDBOXED: the student's code ran with the grader's rights");
     parts.insert(parts.end(), r.problems.begin(), r.problems.end());
     return fmt::format("{}", fmt::join(parts, "; "));
 }
@@ -129,7 +128,7 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results,
             for (const auto& id : tests) {
                 const auto it = by_id.find(id);
                 if (state == batch_result::outcome::build_failed) fields.push_back("0");
-                else if (it == by_id.end() || it->second->status == test_status::skipped) fields.push_back("");
+                else if (it == by_id.end()) fields.push_back("");
                 else fields.push_back(std::to_string(it->second->score()));
             }
         }

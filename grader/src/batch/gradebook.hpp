@@ -6,9 +6,12 @@
 //   one column per graded test id (the points earned), note,
 //   [similarity: when any student is flagged (similarity_report.hpp)]
 // A student who was not graded has an empty score and empty test columns
-// (an import leaves their grade alone) and the reason in `note`; a build
-// failure scores 0 and says so; problems with the submission (a missing file
-// graded as the skeleton) are in `note` too. `similarity` says whom a
+// (an import leaves their grade alone) and the reason in `note`: that is
+// also a submission whose GPU tests could not run (a batch without a GPU),
+// whose host tests alone would import as a grade. A build failure scores 0
+// and says so; problems with the submission (a missing file graded as the
+// skeleton) are in `note` too, and so is a grade made without the sandbox
+// (--no-sandbox: "NOT SANDBOXED"). `similarity` says whom a
 // student's code resembles, for the instructor to look at: it changes no
 // score, and an import leaves it alone as it does `note`.
 #include <filesystem>

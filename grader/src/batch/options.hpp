@@ -35,6 +35,13 @@ struct batch_args {
     int timeout_s = 60;                           // per test
     int build_timeout_s = 300;                    // per submission
     std::string memory = "16G";                   // per test program and per build (RLIMIT_DATA)
+    // Grade where bubblewrap cannot run, students' code then running with the
+    // instructor's rights; without it such a batch refuses (run/sandbox.hpp).
+    bool no_sandbox = false;
+    // The GPUs that will grade, as the instructor declares them ("sm_80"):
+    // checked against the build's architectures before anything is graded or
+    // submitted (checkout/architectures.hpp). Slurm: instead of sinfo's word.
+    std::vector<std::string> gpu_archs;
     bool build = true;                            // build the course's own targets first
     std::optional<std::filesystem::path> scratch; // where submissions are built (default: $TMPDIR)
     bool keep_scratch = false;

@@ -19,12 +19,19 @@ struct batch_result {
     std::string not_graded;               // why nothing was graded (a lost GPU, a crashed worker): never a zero
     std::string worker;                   // which worker graded it ("node12 GPU 3"); the GPU's name is report->device
     std::vector<std::string> problems;    // what reading the submission found (submission::problems)
+    // Built and graded in bubblewrap. False where it was graded without
+    // (--no-sandbox; before batches failed closed, where bubblewrap could not
+    // run): every output says so, and the result is not final (a rerun
+    // grades it again, sandboxed where bubblewrap runs).
+    bool sandboxed = true;
 
     enum class outcome { graded, build_failed, not_graded };
-    // not_graded when a reason is given, or when nothing really ran (no
-    // report, or a report whose every test was skipped: no GPU).
+    // not_graded when a reason is given, or when not everything ran: no
+    // report, or a report with a test skipped for want of a GPU. Its host
+    // tests alone are no score: an import would take them for the grade.
     outcome state() const;
-    // For a not-graded result, one line saying why ("no CUDA device: ...").
+    // For a not-graded result, one line saying why ("its GPU tests could not
+    // run here (no GPU: ...): grade the class on a GPU machine").
     std::string not_graded_reason() const;
 };
 

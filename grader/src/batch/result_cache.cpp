@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
 
 #include "report/formats.hpp"
@@ -55,7 +56,8 @@ json outcome_json(const batch_result& r) {
             // The reason is kept in words: the report it may come from is not kept.
             {"not_graded", graded ? "" : r.not_graded_reason()},
             {"worker", r.worker},
-            {"problems", r.problems}};
+            {"problems", r.problems},
+            {"sandboxed", r.sandboxed}};
 }
 
 // What a student reads when nothing was graded: why, and that it is not a zero.
@@ -138,9 +140,11 @@ void result_cache::store(const batch_result& r, const std::string& key) const {
     write_file_atomically(folder / json_file, format_json(*r.report));
     write_file_atomically(folder / gradescope_file, format_gradescope(*r.report));
     write_file_atomically(folder / outcome_file, dump(outcome_json(r)));
-    // Tests skipped for want of a GPU are not graded yet: no key, so that a
-    // run where there is one grades them.
-    if (r.report->count(test_status::skipped) > 0) return;
+    // (A submission whose GPU tests were skipped for want of a GPU is not
+    // graded: stored above, without a key.) One graded without the sandbox
+    // (--no-sandbox) is not final either: no key, so that a run where
+    // bubblewrap runs grades it again, sandboxed.
+    if (!r.sandboxed) return;
     write_file_atomically(folder / key_file, key + "\n");
 }
 
@@ -168,6 +172,11 @@ std::optional<batch_result> result_cache::load(const std::string& student) const
         r.problems = j.value("problems", std::vector<std::string>{});
         if (const std::string report = file_text(folder / json_file); !report.empty())
             r.report = report_from_json(report);
+        // Results stored before outcome.json said so: the report's note says it.
+        r.sandboxed = j.contains("sandboxed") ? j["sandboxed"].get<bool>()
+                      : !r.report || std::none_of(r.report->notes.begin(), r.report->notes.end(), [](const auto& n) {
+                            return n.rfind("NOT SANDBOXED", 0) == 0;
+                        });
         if (r.student != student) return std::nullopt;  // another student's folder name: not ours
         return r;
     } catch (const std::exception&) {

@@ -44,7 +44,8 @@ public:
     // Writes the student's folder, each file atomically and `key` last. A
     // not-graded result is written without a key (its report.txt says why),
     // so the next run tries it again, as is one with tests skipped for want
-    // of a GPU. For a build failure, report.txt is the
+    // of a GPU (not graded too) or one graded without the sandbox
+    // (--no-sandbox). For a build failure, report.txt is the
     // compiler message the student would see.
     void store(const batch_result& result, const std::string& key) const;
 

@@ -80,11 +80,21 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     if (args.lesson == "collect") return collect_slurm_batch(common, args.submissions);
     if (args.engine == "slurm") return run_slurm_batch(common, args);
     const std::optional<double> similarity_threshold = parse_similarity_threshold(args.similarity);  // before any work
+    const std::vector<int> declared_gpus = declared_gpu_architectures(args.gpu_archs);
+    // Fails closed: where bubblewrap cannot run, nothing is graded unless
+    // --no-sandbox says to go without it.
+    const std::optional<fs::path> bwrap = batch_sandbox(args.no_sandbox);
     const batch_class klass = open_batch_class(common, args);
     const manifest& m = klass.course;
     const lesson_info& lesson = klass.lesson;
     const fs::path& out = klass.out;
     const std::vector<const submission*>& chosen = klass.chosen;
+
+    // The GPUs here must run the build's code (a build folder configured on a
+    // machine without a GPU holds sm_90 only): checked before anything is built.
+    const std::vector<gpu_slot> gpus = visible_gpus();
+    if (const std::string problem = gpus_the_build_cannot_run(m, gpus, declared_gpus); !problem.empty())
+        throw user_error(build_error, problem);
 
     // The course: its own targets built, and the per-submission build derived from them.
     if (args.build) build_course_for_batch(m, lesson);
@@ -106,9 +116,9 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const std::size_t skipped = results.size();
     if (skipped > 0) std::cout << fmt::format("{} already graded with these files and this course (--force regrades them)\n", skipped);
 
-    // How: sandboxed where bubblewrap works; on every GPU here.
+    // How: sandboxed (unless --no-sandbox); on every GPU here.
     engine_settings settings;
-    settings.gpus = visible_gpus();
+    settings.gpus = gpus;
     const int cpus = course::usable_cpus();
     settings.builders = args.jobs > 0 ? args.jobs : std::max(1, cpus / 2);
     settings.pause_sharers = args.pause_sharers;
@@ -119,13 +129,14 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     settings.scratch_root = (args.scratch ? fs::absolute(*args.scratch) : fs::temp_directory_path()) /
                             fmt::format("grader-batch-{}", getpid());
     settings.keep_scratch = args.keep_scratch;
-    settings.bwrap = find_bubblewrap();
+    settings.bwrap = bwrap;
     settings.hidden = hidden_from_students(m, {klass.submissions_path, out, settings.scratch_root});
     settings.build.time = std::chrono::seconds(args.build_timeout_s);
     settings.build.max_data_bytes = parse_memory(args.memory);
     settings.grading.seed = args.seed.value_or(std::random_device{}() % 100000);
     settings.grading.per_test_limit = std::chrono::seconds(args.timeout_s);
-    settings.grading.sandbox = true;
+    settings.grading.sandbox = settings.bwrap.has_value();
+    settings.grading.no_sandbox = !settings.bwrap;
     settings.grading.bwrap = settings.bwrap;
     settings.grading.also_hidden = settings.hidden;
     settings.grading.max_data_bytes = settings.build.max_data_bytes;
@@ -135,12 +146,16 @@ int cmd_batch(const common_args& common, const batch_args& args) {
 
     std::cout << fmt::format("seed {}; {} builder(s); ", settings.grading.seed, settings.builders);
     if (settings.gpus.empty())
-        std::cout << "no GPU: the GPU tests will be skipped and those submissions reported as not graded\n";
+        std::cout << "no GPU here: the GPU tests cannot run, so no submission gets a score (a build failure still "
+                     "scores 0); grade the class on a GPU machine\n";
     else
         for (const auto& g : settings.gpus)
             std::cout << fmt::format("{} grader(s) on GPU {} ({}); ", settings.graders_per_gpu, g.id, g.name);
     if (!settings.gpus.empty()) std::cout << "\n";
-    if (!settings.bwrap) std::cout << "WARNING: " << describe_sandbox(std::nullopt) << "\n";
+    if (!settings.bwrap)
+        std::cout << "WARNING: NOT SANDBOXED (--no-sandbox): students' code runs with your rights and can read the "
+                     "reference solutions and each other's files; every report, the gradebook and the class report "
+                     "say so\n";
 
     // Grade, storing each result as it comes.
     std::signal(SIGINT, on_interrupt);
@@ -211,9 +226,11 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const std::string summary_name = args.chunk.empty() ? "batch.json" : fmt::format("batch-chunk-{}.json", chunk_index);
     write_file_atomically(logs / summary_name, summary.dump(2) + "\n");
 
-    std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded{}\n", lesson.id, graded,
+    std::cout << fmt::format("\n{}: {} graded, {} did not compile, {} not graded{}{}\n", lesson.id, graded,
                              failed_builds, not_graded_count,
-                             left > 0 ? fmt::format(", {} left for a rerun (interrupted)", left) : "");
+                             left > 0 ? fmt::format(", {} left for a rerun (interrupted)", left) : "",
+                             settings.bwrap ? "" : "; NOT SANDBOXED (--no-sandbox): a rerun where bubblewrap runs "
+                                                   "grades them again");
     if (stats.graded > 0)
         std::cout << fmt::format(
             "time: {} for {} submission(s) ({:.1f}/min); builds {:.0f} s and grading {:.0f} s summed over "

@@ -16,7 +16,8 @@ struct run_args {
     std::string mutant;               // a known-wrong version from grader/mutants
     std::string cheat;                // a known cheat from grader/cheats
     std::string textbook;             // a known-right textbook form from grader/textbooks
-    bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp)
+    bool sandbox = false;             // hide the course's secrets from the tests (sandbox.hpp); refuses without bubblewrap
+    bool no_sandbox = false;          // a graded run knowingly without it: the report says NOT SANDBOXED
     bool sanitize = false;            // every GPU test under compute-sanitizer (sanitizer_evidence.hpp)
     bool profile = false;             // every speed test under Nsight Compute (profile_evidence.hpp)
     bool timeline = false;            // draw each timed test's streams from the GPU's record (run_timeline.hpp)

@@ -67,9 +67,14 @@ int main(int argc, char** argv) {
     run_cmd->add_option("--textbook", run.textbook, "grade a lesson's technique in its textbook form (grader/textbooks)")
         ->excludes("--mutant")
         ->excludes(cheat_option);
-    run_cmd->add_flag("--sandbox", run.sandbox,
-                      "run the tests in a bubblewrap sandbox that hides the solutions, the known-wrong "
-                      "versions, the textbook forms and the build folder (graded runs: Gradescope)");
+    auto* sandbox_flag = run_cmd->add_flag(
+        "--sandbox", run.sandbox,
+        "run the tests in a bubblewrap sandbox that hides the solutions, the known-wrong versions, the textbook "
+        "forms and the build folder (graded runs: Gradescope); refuses to grade where bubblewrap cannot run");
+    run_cmd->add_flag("--no-sandbox", run.no_sandbox,
+                      "a graded run without the sandbox, where bubblewrap cannot run: the student's code runs with "
+                      "your rights and could read the solutions; the report says NOT SANDBOXED")
+        ->excludes(sandbox_flag);
     run_cmd->add_flag("--sanitize", run.sanitize,
                       "run every GPU test again under compute-sanitizer (memcheck, racecheck, synccheck, initcheck) "
                       "and report what it finds, also in tests that pass (slow: the tool slows kernels 10-100x)");
@@ -199,6 +204,15 @@ int main(int argc, char** argv) {
     batch_cmd->add_option("--build-timeout", batch.build_timeout_s, "seconds one submission's build may take")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
+    batch_cmd->add_flag("--no-sandbox", batch.no_sandbox,
+                        "grade without bubblewrap where it cannot run (otherwise the batch refuses): students' "
+                        "code then runs with your rights and could read the solutions and each other's files; "
+                        "every report, the gradebook and the class report say NOT SANDBOXED");
+    batch_cmd->add_option("--gpu-arch", batch.gpu_archs,
+                          "the GPUs that will grade (sm_80, 8.0 or 80; repeatable or comma-separated): the build "
+                          "must hold code for each. --engine slurm: the partition's GPUs (default: read from "
+                          "sinfo where its GPU types name a model); local: checked against the GPUs here anyway")
+        ->delimiter(',');
     batch_cmd->add_option("--memory", batch.memory, "memory limit of each build and test program (RLIMIT_DATA)")
         ->capture_default_str();
     batch_cmd->add_flag("!--no-build", batch.build, "do not build the course's own tests and judge first");

@@ -18,6 +18,7 @@
 #include "course/device_info.hpp"
 #include "report/formats.hpp"
 #include "run/grade.hpp"
+#include "run/sandbox.hpp"
 #include "system/step_timings.hpp"
 
 namespace grader {
@@ -54,6 +55,15 @@ int cmd_run(const common_args& common, const run_args& args) {
                              : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, kind, name, fmt::join(known, ", ")));
     }
 
+    // A graded run fails closed: where bubblewrap cannot run it grades
+    // nothing, before the build, unless told to go without (--no-sandbox).
+    std::optional<fs::path> bwrap;
+    if (args.sandbox) {
+        const bubblewrap_search found = search_bubblewrap();
+        if (!found.bwrap) throw user_error(build_error, sandbox_refusal(found.problem));
+        bwrap = found.bwrap;
+    }
+
     // The report goes to stdout as text unless a machine format is asked for
     // without -o; with -o the file gets the format and the terminal the text.
     const bool text_to_terminal = args.format == "text" || args.output.has_value();
@@ -82,6 +92,8 @@ int cmd_run(const common_args& common, const run_args& args) {
     options.per_test_limit = std::chrono::seconds(args.timeout_s);
     options.only = args.tests;
     options.sandbox = args.sandbox;
+    options.bwrap = bwrap;
+    options.no_sandbox = args.no_sandbox;
     options.sanitize_every_test = args.sanitize;
     options.profile_every_test = args.profile;
     options.timings = timed;

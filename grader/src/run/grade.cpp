@@ -127,6 +127,8 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
                 "NEW PROCESSES NOT REFUSED: the grader was built without libseccomp, so the test program could "
                 "start a helper process to do its work where the GPU's record does not look; install "
                 "libseccomp-dev and build the course again");
+    } else if (options.no_sandbox) {
+        report_.notes.push_back(describe_no_sandbox());
     }
 }
 

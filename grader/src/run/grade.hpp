@@ -21,6 +21,9 @@ struct grade_options {
     std::chrono::seconds per_test_limit{60};
     std::vector<std::string> only;  // test ids; empty: all
     bool sandbox = false;           // a graded run: hide the course's secrets (sandbox.hpp)
+    // A graded run told to go without the sandbox (--no-sandbox, where
+    // bubblewrap cannot run): nothing is hidden, and the report says so.
+    bool no_sandbox = false;
     // compute-sanitizer's evidence (sanitizer_evidence.hpp): for failed GPU
     // tests, or (sanitize_every_test, `grader run --sanitize`) for every one.
     bool sanitize_failures = true;

@@ -1,6 +1,8 @@
 #include "run/sandbox.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,7 +14,7 @@ namespace grader {
 
 namespace fs = std::filesystem;
 
-std::optional<fs::path> find_bubblewrap() {
+bubblewrap_search search_bubblewrap() {
     std::vector<fs::path> candidates;
     if (const char* chosen = std::getenv("COURSE_BWRAP"); chosen && *chosen) candidates.emplace_back(chosen);
     if (const char* path = std::getenv("PATH")) {
@@ -20,18 +22,42 @@ std::optional<fs::path> find_bubblewrap() {
         for (std::string dir; std::getline(dirs, dir, ':');)
             if (!dir.empty()) candidates.push_back(fs::path(dir) / "bwrap");
     }
+    std::vector<std::string> failures;  // each bwrap found that could not run, with its own words
     for (const auto& candidate : candidates) {
         std::error_code ec;
         if (!fs::is_regular_file(candidate, ec)) continue;
         // Installed is not enough: some machines forbid the namespaces it needs.
-        const fs::path log = fs::temp_directory_path() / "grader-bwrap-check.log";
+        const fs::path log = fs::temp_directory_path() / fmt::format("grader-bwrap-check-{}.log", ::getpid());
         const exit_status probe = run_command({candidate.string(), "--ro-bind", "/", "/", "--unshare-net",
                                                "--unshare-pid", "--die-with-parent", "--", "/bin/true"},
                                               log);
+        std::string said = file_text(log);
         fs::remove(log, ec);
-        if (!probe.signaled && probe.code == 0) return candidate;
+        if (!probe.signaled && probe.code == 0) return {candidate, ""};
+        said = said.substr(0, said.find('\n'));
+        failures.push_back(fmt::format("{} failed ({}{})", candidate.string(), probe.describe(),
+                                       said.empty() ? "" : ": " + said));
     }
-    return std::nullopt;
+    if (failures.empty()) return {std::nullopt, "bubblewrap (bwrap) is not installed: none on PATH"};
+    return {std::nullopt, fmt::format("bubblewrap cannot run here: {}", fmt::join(failures, "; "))};
+}
+
+std::optional<fs::path> find_bubblewrap() { return search_bubblewrap().bwrap; }
+
+std::string sandbox_refusal(const std::string& problem) {
+    return fmt::format(
+        "{}. Without the sandbox, students' code would run with your rights and could read the reference "
+        "solutions, other students' files and yours, so nothing was graded. Install bubblewrap (apt-get install "
+        "bubblewrap) and let it create user namespaces (sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 "
+        "and newer kernel.apparmor_restrict_unprivileged_userns=0; in a container, run it with --privileged or "
+        "without its seccomp filter), or pass --no-sandbox to grade without it, knowing that students' code then "
+        "runs with your rights (every report says so)",
+        problem);
+}
+
+std::string describe_no_sandbox() {
+    return "NOT SANDBOXED (--no-sandbox): the test program ran with the grader's rights, so it could read the "
+           "reference solutions, other students' files and the grader's own, and reach the network";
 }
 
 std::vector<fs::path> gpu_device_files(const fs::path& dev) {

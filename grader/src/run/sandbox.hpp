@@ -12,8 +12,11 @@
 // empty, /dev holds only the GPU's device files beside the usual null,
 // zero and random, and every process it starts dies with it.
 //
-// Where bubblewrap is not installed the caller runs the program as it is and
-// says so in the report: the protection is not claimed.
+// Graded runs that decide a grade (`grader batch`, `grader run --sandbox`:
+// Gradescope's script) fail closed: where bubblewrap cannot run they refuse
+// (sandbox_refusal) unless told to go without it (--no-sandbox), and then
+// every report says so (describe_no_sandbox). `grader verify`, which runs the
+// course's own variants, runs them as they are there and says so.
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -38,6 +41,25 @@ std::vector<std::filesystem::path> gpu_device_files(const std::filesystem::path&
 
 // bubblewrap's `bwrap` on PATH (or $COURSE_BWRAP), if it is there and works here.
 std::optional<std::filesystem::path> find_bubblewrap();
+
+// The same, and when there is none, why in words: "bubblewrap (bwrap) is not
+// installed: none on PATH", or "bubblewrap cannot run here: /usr/bin/bwrap
+// failed (exit code 1: bwrap: setting up uid map: Permission denied)".
+struct bubblewrap_search {
+    std::optional<std::filesystem::path> bwrap;
+    std::string problem;  // empty when bwrap was found and works
+};
+bubblewrap_search search_bubblewrap();
+
+// The error of a graded run that will not grade without the sandbox:
+// `problem` (search_bubblewrap's), that students' code would run with the
+// grader's rights, and the fixes (install bubblewrap, allow unprivileged user
+// namespaces, or --no-sandbox knowingly).
+std::string sandbox_refusal(const std::string& problem);
+
+// One line for the report of a graded run told to go without the sandbox
+// (--no-sandbox): what the test program could do.
+std::string describe_no_sandbox();
 
 // The command line that runs `argv` inside the sandbox.
 std::vector<std::string> sandboxed_command(const std::filesystem::path& bwrap, const sandbox_spec& spec,

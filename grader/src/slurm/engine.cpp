@@ -7,14 +7,17 @@
 #include <csignal>
 #include <iostream>
 #include <random>
+#include <utility>
 
 #include "batch/outputs.hpp"
 #include "batch/selection.hpp"
 #include "batch/similarity_report.hpp"
 #include "batch/submission_build.hpp"
+#include "checkout/architectures.hpp"
 #include "checkout/context.hpp"
 #include "checkout/course_commit.hpp"
 #include "run/runner.hpp"
+#include "run/sandbox.hpp"
 #include "slurm/follow.hpp"
 #include "slurm/job_record.hpp"
 #include "slurm/jobs.hpp"
@@ -70,7 +73,84 @@ std::vector<std::string> task_command(const batch_class& klass, const batch_args
     if (args.per_gpu > 0) command.insert(command.end(), {"--per-gpu", std::to_string(args.per_gpu)});
     if (args.force) command.push_back("--force");
     if (args.pause_sharers) command.push_back("--pause");
+    // Each task's batch checks the sandbox and its node's GPUs itself (and
+    // refuses where either fails); --no-sandbox is the instructor's to give.
+    if (args.no_sandbox) command.push_back("--no-sandbox");
     return command;
+}
+
+// The login node is not the GPU nodes: bubblewrap may run on them and not
+// here. Each task refuses where it cannot run; this only warns.
+void warn_if_no_sandbox_here(const batch_args& args) {
+    if (args.no_sandbox) {
+        std::cout << "WARNING: NOT SANDBOXED (--no-sandbox): in every task, students' code runs with your rights "
+                     "and can read the reference solutions and each other's files; every report, the gradebook and "
+                     "the class report say so\n";
+        return;
+    }
+    const bubblewrap_search found = search_bubblewrap();
+    if (!found.bwrap)
+        std::cout << fmt::format("WARNING: {} on this machine. Each task checks on its own node and grades nothing "
+                                 "where bubblewrap cannot run there either (its submissions are then \"not graded\", "
+                                 "with the reason): the nodes need it installed and allowed to create user "
+                                 "namespaces, or pass --no-sandbox to grade without it, knowing that students' "
+                                 "code then runs with your rights\n",
+                                 found.problem);
+}
+
+// The GPUs the tasks will run on, against the build's architectures
+// (checkout/architectures.hpp), before anything is submitted: the declared
+// ones (--gpu-arch), else the models sinfo names for the partition. Known
+// and not in the build: refused. Unknown: a warning, where the build leaves
+// out a GPU generation (each task checks its node's GPUs again and refuses).
+void check_partition_gpus(const batch_class& klass, const batch_args& args, slurm_commands& slurm) {
+    if (args.slurm.gpus_per_task == 0) return;  // no GPU asked for: the GPU tests cannot run anywhere
+    const manifest& m = klass.course;
+    const std::string partition = args.slurm.partition.empty() ? "the default partition" : "partition " + args.slurm.partition;
+    std::vector<std::pair<std::string, int>> known;  // where sinfo named the model: its words, its architecture
+    std::vector<std::string> unknown;
+    const std::vector<int> declared = declared_gpu_architectures(args.gpu_archs);
+    if (declared.empty()) {
+        const std::optional<std::string> gres = slurm.generic_resources(args.slurm.partition);
+        if (!gres) {
+            unknown.push_back("sinfo did not answer");
+        } else {
+            const std::vector<std::string> types = parse_sinfo_gpu_types(*gres);
+            if (types.empty()) unknown.push_back(fmt::format("sinfo lists no GPU in {}", partition));
+            for (const auto& type : types) {
+                if (const auto cc = compute_capability_of_gpu_type(type))
+                    known.emplace_back(fmt::format("gpu:{}, sinfo's GPU type in {}", type, partition), *cc);
+                else
+                    unknown.push_back(type.empty() ? "a GPU with no type (gpu:N)" : fmt::format("gpu:{}", type));
+            }
+        }
+    }
+    std::vector<std::string> problems;
+    for (const auto& [words, cc] : known)
+        if (std::string p = architecture_problem(m, cc, fmt::format("A node's GPU ({})", words)); !p.empty())
+            problems.push_back(p);
+    for (int cc : declared)
+        if (std::string p = architecture_problem(m, cc, fmt::format("The GPU declared with --gpu-arch {}", sm_name(cc))); !p.empty())
+            problems.push_back(p);
+    if (!problems.empty())
+        throw user_error(build_error, fmt::format("{}\nNothing was submitted.{}", fmt::join(problems, "\n"),
+                                                  declared.empty() ? " If the job's own options keep it off those "
+                                                                     "nodes (--sbatch-option=--constraint=...), say "
+                                                                     "which GPUs it runs on with --gpu-arch sm_90"
+                                                                   : ""));
+    if (unknown.empty()) return;
+    // Which GPU generations the build leaves out; none: nothing to warn of.
+    std::vector<std::string> missing;
+    for (int cc : {75, 80, 86, 89, 90, 100, 120})
+        if (fit_of(m.cuda_architectures, cc) == gpu_fit::none) missing.push_back(sm_name(cc));
+    if (missing.empty()) return;
+    std::cout << fmt::format(
+        "WARNING: which GPUs the tasks will get is not known here ({}), and the build in {} holds {}: on a node "
+        "whose GPU is {} every GPU test would fail, so its task refuses to grade (its submissions \"not "
+        "graded\"). Say which GPUs {} has with --gpu-arch (sm_80 for an A100, sm_89 an L4, sm_75 a T4; checked "
+        "before submitting), or {}\n",
+        fmt::join(unknown, "; "), m.build_dir.string(), describe_architectures(m.cuda_architectures),
+        fmt::join(missing, " or "), partition, how_to_build_for_every_gpu(m));
 }
 
 slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::size_t largest_chunk,
@@ -254,6 +334,8 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     const fs::path slurm_dir = klass.out / "slurm";
     slurm_commands slurm(slurm_dir / "commands");
     if (!args.slurm.dry_run) refuse_if_a_job_is_queued(klass.out, slurm);
+    check_partition_gpus(klass, args, slurm);
+    warn_if_no_sandbox_here(args);
 
     if (args.build) build_course_for_batch(klass.course, klass.lesson);
     fs::create_directories(klass.out / "logs");

@@ -221,6 +221,57 @@ std::vector<slurm_task> parse_sacct(std::string_view output) {
     });
 }
 
+std::vector<std::string> parse_sinfo_gpu_types(std::string_view output) {
+    std::vector<std::string> types;
+    for (const auto line : split(output, '\n')) {
+        // "(S:0,1)" says which sockets: it may hold commas of its own.
+        std::string entries;
+        int depth = 0;
+        for (char c : line) {
+            if (c == '(') ++depth;
+            else if (c == ')') depth = std::max(0, depth - 1);
+            else if (depth == 0) entries += c;
+        }
+        for (const auto entry : split(entries, ',')) {
+            const auto fields = split(trim(entry), ':');
+            if (fields.size() < 2 || fields[0] != "gpu") continue;
+            // gpu:TYPE:COUNT, or gpu:COUNT without a type.
+            std::string type = fields.size() >= 3 ? std::string(trim(fields[1])) : "";
+            std::transform(type.begin(), type.end(), type.begin(), [](unsigned char c) { return std::tolower(c); });
+            if (std::find(types.begin(), types.end(), type) == types.end()) types.push_back(type);
+        }
+    }
+    return types;
+}
+
+std::optional<int> compute_capability_of_gpu_type(std::string_view type) {
+    // Data-centre and workstation GPUs a cluster's gres.conf names, by model.
+    static const std::map<std::string, int, std::less<>> models = {
+        {"t4", 75},
+        {"a100", 80}, {"a800", 80}, {"a30", 80},
+        {"a40", 86}, {"a10", 86}, {"a10g", 86}, {"a16", 86}, {"a2", 86}, {"a4000", 86}, {"a5000", 86},
+        {"a6000", 86}, {"rtx3090", 86},
+        {"l4", 89}, {"l40", 89}, {"l40s", 89}, {"l20", 89}, {"rtx4090", 89},
+        {"h100", 90}, {"h200", 90}, {"gh200", 90}, {"h800", 90}, {"h20", 90},
+        {"b100", 100}, {"b200", 100}, {"gb200", 100},
+        {"rtx5090", 120}};
+    std::string word;
+    const auto known = [&]() -> std::optional<int> {
+        const auto found = models.find(word);
+        word.clear();
+        if (found == models.end()) return std::nullopt;
+        return found->second;
+    };
+    for (char c : type) {
+        if (std::isalnum(static_cast<unsigned char>(c))) {
+            word += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        } else if (const auto cc = known()) {
+            return cc;
+        }
+    }
+    return known();
+}
+
 slurm_commands::slurm_commands(fs::path work_dir) : work_dir_(std::move(work_dir)) {
     fs::create_directories(work_dir_);
 }
@@ -276,6 +327,18 @@ bool slurm_commands::queued(const std::string& job_id) {
     if (!squeue.ok && squeue.output.find("Invalid job id") != std::string::npos) return false;
     if (!squeue.ok) throw slurm_error(fmt::format("squeue failed for job {}:\n{}", job_id, trim(squeue.output)));
     return !trim(squeue.output).empty();
+}
+
+std::optional<std::string> slurm_commands::generic_resources(const std::string& partition) {
+    std::vector<std::string> args{"--noheader", "--format=%G"};
+    if (!partition.empty()) args.push_back("--partition=" + partition);
+    try {
+        const auto sinfo = run("sinfo", args);
+        if (!sinfo.ok) return std::nullopt;
+        return sinfo.output;
+    } catch (const slurm_error&) {  // not installed here
+        return std::nullopt;
+    }
 }
 
 void slurm_commands::cancel(const std::string& job_id) {

@@ -89,6 +89,17 @@ std::vector<slurm_task> parse_sacct(std::string_view output);
 // "[4-7%2]", "[1,3-5]", "4" -> the indices; throws slurm_error otherwise.
 std::vector<int> parse_array_indices(std::string_view text);
 
+// The GPU types of `sinfo --noheader --format=%G` (one line per group of
+// nodes: "gpu:a100:4(S:0-1),shard:8", "gpu:4", "(null)"): the type of each
+// gpu entry, lowercase, "" for one with none; each type once, in order.
+std::vector<std::string> parse_sinfo_gpu_types(std::string_view output);
+
+// The compute capability of a GPU type's model, where the name holds one
+// as a word of its own ("a100", "nvidia_a100-sxm4-80gb", "tesla_t4",
+// "h100_nvl": 80, 80, 75, 90); nullopt where it names none the grader knows
+// (an administrator's own name, a MIG slice "1g.10gb").
+std::optional<int> compute_capability_of_gpu_type(std::string_view type);
+
 // --- Running the commands ---------------------------------------------------
 
 class slurm_commands {
@@ -111,6 +122,10 @@ public:
 
     // `scancel ID`: the whole array. A job that already ended is no error.
     void cancel(const std::string& job_id);
+
+    // `sinfo --noheader --format=%G` (of `partition`, where given): the
+    // nodes' generic resources; nullopt where sinfo is missing or fails.
+    std::optional<std::string> generic_resources(const std::string& partition);
 
     // False once sacct said that this cluster keeps no accounting.
     bool accounting_available() const { return accounting_available_; }

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""`grader batch` end to end on lesson04, whose host tests grade without a
-GPU: a class of a solution, a skeleton, a submission that does not compile
-and one that lacks a file. Checks the gradebook, the per-student reports,
-the class report's data, that a copy of the reference solution is flagged
-as similar and the untouched skeleton is not (the comparison needs no GPU),
-and that a rerun grades nothing twice.
+"""`grader batch` end to end on lesson04: a class of a solution, a skeleton,
+a submission that does not compile and one that lacks a file. Checks the
+gradebook, the per-student reports, the class report's data, that a copy of
+the reference solution is flagged as similar and the untouched skeleton is
+not (the comparison needs no GPU), and that a rerun grades nothing twice.
+Without a GPU, only the build failure is a grade: the others' host tests
+ran, but their GPU tests could not, so they have no score, only why.
 
     batch_end_to_end.py GRADER BUILD_DIR
 """
@@ -16,12 +17,13 @@ import subprocess
 import sys
 import tempfile
 
-from batch_test_support import COURSE as course, Checks, make_class
+from batch_test_support import COURSE as course, Checks, bubblewrap_options, make_class
 
 grader, build = sys.argv[1], sys.argv[2]
 work = pathlib.Path(tempfile.mkdtemp(prefix="batch-e2e-"))
 check = Checks()
 
+sandbox = bubblewrap_options()
 try:
     klass = work / "class"
     make_class(4, klass, "--count", 3)
@@ -31,24 +33,35 @@ try:
 
     def batch(*extra):
         return subprocess.run([grader, "--build-dir", build, "batch", "4", str(klass), "-o", str(work / "out"),
-                               "--seed", "3", "--no-build", *extra],
+                               "--seed", "3", "--no-build", *sandbox, *extra],
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
 
     first = batch()
     print(first.stdout)
     check(first.returncode in (0, 2), f"grader batch exit code {first.returncode}")
 
+    no_gpu = "no GPU here" in first.stdout
     rows = {r["student"]: r for r in csv.DictReader(open(work / "out" / "gradebook.csv", newline=""))}
     check(sorted(rows) == ["compile_error", "dora", "skeleton", "solution"], f"gradebook rows {sorted(rows)}")
     host = [c for c in rows["solution"] if c.startswith("MemoryPoolHost.")]
     check(len(host) >= 5, f"host test columns {host}")
-    check(all(rows["solution"][c] not in ("", "0") for c in host), "the solution lost a host test")
-    check(all(rows["skeleton"][c] == "0" for c in host), "the skeleton earned a host test")
     check(rows["compile_error"]["score"] == "0" and "did not compile" in rows["compile_error"]["note"],
           f"compile_error row {rows['compile_error']}")
     check("missing async_pool.cu" in rows["dora"]["note"], f"dora's note: {rows['dora']['note']}")
-    check(all(rows["dora"][c] not in ("", "0") for c in host if "MemoryPool" in c),
-          "dora's memory_pool.cu is the solution's: its host tests pass")
+    if no_gpu:
+        # Host tests alone are no grade: no score, no points per test, and why.
+        for student in ("dora", "skeleton", "solution"):
+            row = rows[student]
+            check(row["score"] == "" and all(row[c] == "" for c in host), f"{student} has a score without a GPU: {row}")
+            check(row["note"].startswith("not graded: its GPU tests could not run here (no GPU"),
+                  f"{student}'s note: {row['note']!r}")
+            check(not (work / "out/students" / student / "results.json").exists(),
+                  f"{student}'s Gradescope results.json exports a score without a GPU")
+    else:
+        check(all(rows["solution"][c] not in ("", "0") for c in host), "the solution lost a host test")
+        check(all(rows["skeleton"][c] == "0" for c in host), "the skeleton earned a host test")
+        check(all(rows["dora"][c] not in ("", "0") for c in host if "MemoryPool" in c),
+              "dora's memory_pool.cu is the solution's: its host tests pass")
 
     # Copies flagged: the solution's row names the reference solution; the
     # skeleton wrote nothing of its own and is in no pair. Scores are as above.
@@ -63,18 +76,27 @@ try:
 
     report = (work / "out/students/compile_error/report.txt").read_text()
     check("does not compile" in report and "this line is not C++" in report, "compile_error's report:\n" + report)
-    solution = json.loads((work / "out/students/solution/report.json").read_text())
-    check(any("sandbox" in n for n in solution.get("notes", [])), f"no word on the sandbox: {solution.get('notes')}")
+    if not no_gpu:
+        solution = json.loads((work / "out/students/solution/report.json").read_text())
+        check(any("sandbox" in n for n in solution.get("notes", [])), f"no word on the sandbox: {solution.get('notes')}")
+    check(json.loads((work / "out/logs/batch.json").read_text()).get("sandboxed") is not sandbox,
+          "batch.json says the wrong thing of the sandbox")
     data = json.loads((work / "out/report/class_report.json").read_text())
     check(data.get("lesson") == "lesson04" or "lesson04" in json.dumps(data)[:200], "class report data")
+    check(data.get("not_graded") == (3 if no_gpu else 0), f"the class report's not_graded: {data.get('not_graded')}")
+    check(data.get("unsandboxed") == (0 if not sandbox else 1 if no_gpu else 4),
+          f"the class report's unsandboxed: {data.get('unsandboxed')}")
     check(data.get("similarity", {}).get("pairs_total") == len(pairs), "the class report lists the similar pairs")
 
     # Without a GPU nothing but the build failure is final: a rerun grades the
     # other three again (their GPU tests are still owed) and skips it.
     second = batch()
     print(second.stdout)
-    expected = "1 already graded" if "no GPU" in first.stdout else "4 already graded"
-    check(expected in second.stdout, f"the rerun did not say '{expected}'")
+    if sandbox:  # grades made without the sandbox are not final either: all are graded again
+        check("already graded" not in second.stdout, "a rerun kept grades made without the sandbox")
+    else:
+        expected = "1 already graded" if no_gpu else "4 already graded"
+        check(expected in second.stdout, f"the rerun did not say '{expected}'")
 finally:
     shutil.rmtree(work, ignore_errors=True)
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-from batch_test_support import Checks, make_class
+from batch_test_support import Checks, bubblewrap_options, make_class
 
 grader, build = sys.argv[1], sys.argv[2]
 work = pathlib.Path(tempfile.mkdtemp(prefix="batch-interrupt-"))
@@ -23,7 +23,7 @@ try:
     klass = work / "class"
     make_class(4, klass, "--copies", 2, "--count", 6)
     command = [grader, "--build-dir", build, "batch", "4", str(klass), "-o", str(work / "out"), "--seed", "5",
-               "--no-build", "-j", "1", "--per-gpu", "1"]
+               "--no-build", "-j", "1", "--per-gpu", "1", *bubblewrap_options()]
     batch = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     seen = []
     for line in batch.stdout:

@@ -154,6 +154,37 @@ TEST(BatchClassReport, CountsLossesDiagnosesBuildFailuresAndWhoGradedWhom) {
     EXPECT_EQ(by_machines, 7);
 }
 
+// A batch without a GPU: the host tests passed, the GPU tests were skipped.
+// No score in the class's numbers, only "not graded" and why.
+TEST(BatchClassReport, ASubmissionWhoseGpuTestsDidNotRunHasNoScore) {
+    batch_result no_gpu = full_marks("ivy");
+    no_gpu.report->no_gpu_reason = "cudaGetDeviceCount returned cudaErrorNoDevice";
+    no_gpu.report->tests[1].status = test_status::skipped;
+    no_gpu.report->tests[2].status = test_status::skipped;
+    const json d = class_report_data("lesson01", "vector addition", {full_marks("dee"), no_gpu});
+    EXPECT_EQ(d["graded"], 1);
+    EXPECT_EQ(d["not_graded"], 1);
+    EXPECT_EQ(d["scores"], json::array({6})) << "ivy's single element (1 point) is no score";
+    ASSERT_EQ(d["not_graded_students"].size(), 1u);
+    EXPECT_EQ(d["not_graded_students"][0]["student"], "ivy");
+    EXPECT_EQ(d["not_graded_students"][0]["reason"],
+              "its GPU tests could not run here (no GPU: cudaGetDeviceCount returned cudaErrorNoDevice): grade the "
+              "class on a GPU machine");
+    EXPECT_FALSE(d["submissions"][1].contains("score"));
+}
+
+TEST(BatchClassReport, CountsTheSubmissionsGradedWithoutTheSandbox) {
+    batch_result open = full_marks("dee");
+    open.sandboxed = false;
+    batch_result lost = not_graded("hal");
+    lost.sandboxed = false;  // nothing ran: nothing to count
+    const json d = class_report_data("lesson01", "vector addition", {open, full_marks("eve"), lost});
+    EXPECT_EQ(d["unsandboxed"], 1);
+    EXPECT_EQ(d["submissions"][0]["sandboxed"], false);
+    EXPECT_FALSE(d["submissions"][1].contains("sandboxed"));
+    EXPECT_EQ(class_report_data("lesson01", "vector addition", a_class())["unsandboxed"], 0);
+}
+
 TEST(BatchClassReport, AClassWithNothingGradedStillHasAReport) {
     const json d = class_report_data("lesson01", "vector addition", {not_graded("a"), not_graded("b")});
     EXPECT_EQ(d["graded"], 0);
@@ -199,6 +230,13 @@ TEST(BatchClassReport, ThePageIsSelfContainedAndThePicturesLieBesideIt) {
     EXPECT_EQ(page.find("<script>"), std::string::npos) << "a student's name is escaped";
     EXPECT_NE(page.find("&lt;script&gt;"), std::string::npos);
     EXPECT_TRUE(fs::exists(out / "report/class_report.json"));
+    EXPECT_EQ(page.find("NOT SANDBOXED"), std::string::npos) << "a sandboxed class gets no warning";
+
+    results[3].sandboxed = false;
+    write_class_report(class_report_data("lesson01", "vector addition", results), out / "open", script());
+    const std::string open_page = batch_test::read(out / "open/class_report.html");
+    EXPECT_NE(open_page.find("NOT SANDBOXED:</b> 1 submission was graded without the sandbox"), std::string::npos)
+        << open_page;
 }
 
 TEST(BatchClassReport, AMissingScriptSaysHowToRestoreIt) {

@@ -83,7 +83,45 @@ TEST(BatchGradebook, ANotGradedStudentHasNoScoreAndAReason) {
     const auto lines = lines_of(format_gradebook_csv({row("ada", report_with(true, true)), lost, row("bob", no_gpu)}));
     ASSERT_EQ(lines.size(), 4u);
     EXPECT_EQ(lines[2], "alan,,6,,,,not graded: the GPU fell off the bus");
-    EXPECT_EQ(lines[3], "bob,,6,,,,not graded: no CUDA device: cudaGetDeviceCount returned cudaErrorNoDevice");
+    EXPECT_EQ(lines[3], "bob,,6,,,,not graded: its GPU tests could not run here (no GPU: cudaGetDeviceCount "
+                        "returned cudaErrorNoDevice): grade the class on a GPU machine");
+}
+
+// lesson01 graded where there is no GPU: its CPU tests ran and passed, its
+// GPU tests were skipped. A score of the CPU tests alone would import as the
+// student's grade; the row has none, and says why.
+TEST(BatchGradebook, ABatchWithoutAGpuWritesNoScoreForLesson01) {
+    lesson_report r;
+    r.lesson_id = "lesson01";
+    r.title = "vector addition";
+    r.variant = "submission";
+    r.no_gpu_reason = "cudaGetDeviceCount returned cudaErrorNoDevice (no CUDA-capable device is detected)";
+    graded_test gpu{"VecAdd.SingleElement", "single element", 1};
+    gpu.status = test_status::skipped;
+    gpu.messages = {"no CUDA device: " + r.no_gpu_reason};
+    graded_test speed{"VecAdd.Bandwidth", "bandwidth", 2};
+    speed.performance = true;
+    speed.status = test_status::skipped;
+    graded_test cpu{"VecAddCpu.UnevenSplit", "CPU: 1,000,003 elements over 7 threads", 2};
+    cpu.gpu = false;
+    cpu.status = test_status::passed;
+    graded_test cpu_empty{"VecAddCpu.Empty", "CPU: empty input writes nothing", 1};
+    cpu_empty.gpu = false;
+    cpu_empty.status = test_status::passed;
+    r.tests = {gpu, speed, cpu, cpu_empty};
+    ASSERT_TRUE(r.graded()) << "the CPU tests really ran";
+    ASSERT_EQ(r.score(), 3) << "what the CPU tests earned: what must not reach the gradebook";
+
+    const batch_result no_gpu = row("ada", r);
+    EXPECT_EQ(no_gpu.state(), batch_result::outcome::not_graded);
+    const auto lines = lines_of(format_gradebook_csv({no_gpu}));
+    ASSERT_EQ(lines.size(), 2u);
+    EXPECT_EQ(lines[0], "student,score,max_score,VecAdd.SingleElement,VecAdd.Bandwidth,VecAddCpu.UnevenSplit,"
+                        "VecAddCpu.Empty,note");
+    EXPECT_EQ(lines[1], "ada,,6,,,,,not graded: its GPU tests could not run here (no GPU: cudaGetDeviceCount "
+                        "returned cudaErrorNoDevice (no CUDA-capable device is detected)): grade the class on a GPU "
+                        "machine")
+        << "no score and no points per test, not even the CPU tests': an import leaves the grade alone";
 }
 
 TEST(BatchGradebook, WithNoReportAtAllTheMaximumIsLeftEmpty) {
@@ -112,7 +150,22 @@ TEST(BatchGradebook, SubmissionProblemsAndSkippedTestsAreInTheNote) {
     part.report->no_gpu_reason = "no device";
     const auto lines = lines_of(format_gradebook_csv({ada, part}));
     EXPECT_EQ(lines[1], "ada,1,6,1,0,0,missing pipeline.cu: graded as the untouched skeleton would be; ignored 2 files");
-    EXPECT_EQ(lines[2], "ben,3,6,1,2,,1 test skipped: no CUDA device") << "a skipped test earned nothing yet: empty";
+    EXPECT_EQ(lines[2], "ben,,6,,,,not graded: its GPU tests could not run here (no GPU: no device): grade the class "
+                        "on a GPU machine")
+        << "one skipped test and the rest is no score: 3 of 6 would import as the grade";
+}
+
+TEST(BatchGradebook, AGradeMadeWithoutTheSandboxSaysSo) {
+    batch_result open = row("ada", report_with(true, true));
+    open.sandboxed = false;
+    batch_result broken = row("bob", report_with(false, false));
+    broken.build_failed = true;
+    broken.sandboxed = false;
+    const auto lines = lines_of(format_gradebook_csv({open, broken, row("cy", report_with(true, true))}));
+    const std::string note = "NOT SANDBOXED: the student's code ran with the grader's rights";
+    EXPECT_EQ(lines[1], "ada,6,6,1,2,3," + note);
+    EXPECT_EQ(lines[2], "bob,0,6,0,0,0,did not compile: no tests ran; " + note);
+    EXPECT_EQ(lines[3], "cy,6,6,1,2,3,") << "a sandboxed grade needs no word";
 }
 
 TEST(BatchGradebook, EmailAndSidColumnsWhenTheExportKnowsThem) {

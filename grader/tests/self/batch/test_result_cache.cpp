@@ -3,6 +3,8 @@
 // reading back the JSON report it keeps (report_json.hpp).
 #include <gtest/gtest.h>
 
+#include <regex>
+
 #include "batch/result_cache.hpp"
 #include "batch_test_files.hpp"
 #include "checkout/context.hpp"
@@ -172,6 +174,52 @@ TEST(BatchResultCache, ANotGradedResultIsKeptWithoutAKeySoTheNextRunRetriesIt) {
     EXPECT_EQ(loaded->not_graded_reason(), "the worker on node12 stopped answering");
 }
 
+// Graded where there is no GPU: the host tests ran, the GPU tests were
+// skipped. No score is exported (no results.json for Gradescope, no
+// report.json with a score), only why; and the next run grades it again.
+TEST(BatchResultCache, ANoGpuResultExportsNoScore) {
+    course::temp_dir dir("batch-cache");
+    const result_cache cache(dir / "results");
+    cache.store(graded("Ada Lovelace", 3), "old");  // an earlier run's results must not linger either
+    batch_result r = graded("Ada Lovelace", 3);
+    r.report->no_gpu_reason = "cudaGetDeviceCount returned cudaErrorNoDevice";
+    r.report->tests[1].status = test_status::skipped;
+    graded_test cpu{"VecAddCpu.Empty", "CPU: empty input writes nothing", 1};
+    cpu.gpu = false;
+    cpu.status = test_status::passed;
+    r.report->tests.push_back(cpu);
+    cache.store(r, "new");
+    const fs::path folder = cache.folder_of("Ada Lovelace");
+    EXPECT_FALSE(cache.is_done("Ada Lovelace", "new")) << "its GPU tests are still owed";
+    EXPECT_FALSE(fs::exists(folder / "results.json")) << "Gradescope's format would carry the CPU tests' score";
+    EXPECT_FALSE(fs::exists(folder / "report.json")) << "so would the JSON report";
+    const std::string text = read(folder / "report.txt");
+    EXPECT_NE(text.find("not graded: its GPU tests could not run here (no GPU: cudaGetDeviceCount returned "
+                        "cudaErrorNoDevice): grade the class on a GPU machine"),
+              std::string::npos)
+        << text;
+    EXPECT_FALSE(std::regex_search(text, std::regex(R"(score \d+/\d+)"))) << "no score in words either:\n" << text;
+    const auto loaded = cache.load("Ada Lovelace");
+    ASSERT_TRUE(loaded);
+    EXPECT_EQ(loaded->state(), batch_result::outcome::not_graded);
+}
+
+TEST(BatchResultCache, AResultGradedWithoutTheSandboxSaysSoAndIsGradedAgain) {
+    course::temp_dir dir("batch-cache");
+    const result_cache cache(dir / "results");
+    batch_result r = graded("Grace Hopper", 3);
+    r.sandboxed = false;
+    cache.store(r, "k");
+    EXPECT_FALSE(cache.is_done("Grace Hopper", "k")) << "a run where bubblewrap runs grades it again, sandboxed";
+    const auto loaded = cache.load("Grace Hopper");
+    ASSERT_TRUE(loaded);
+    EXPECT_FALSE(loaded->sandboxed);
+    EXPECT_EQ(loaded->state(), batch_result::outcome::graded) << "a grade all the same, marked";
+
+    cache.store(graded("Grace Hopper", 3), "k");
+    EXPECT_TRUE(cache.load("Grace Hopper")->sandboxed);
+    EXPECT_TRUE(cache.is_done("Grace Hopper", "k"));
+}
 TEST(BatchResultCache, AnInterruptedWriteLeavesTheStudentToBeGradedAgain) {
     course::temp_dir dir("batch-cache");
     const result_cache cache(dir / "results");

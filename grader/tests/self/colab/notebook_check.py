@@ -7,9 +7,13 @@ Each code cell is run in order, the way IPython runs it: `!command` lines in
 bash (with {NAME} replaced by the notebook's Python variables), `%cd` as a
 change of folder, `%%writefile PATH` as a file written, and any other line
 as Python. Cells tagged "gpu" (nvidia-smi) are left out: CI has no GPU.
-Two variables are pointed elsewhere after the cell that sets them: REPO at
-this checkout (file://, so the clone is of what is committed) and COURSE at
-a scratch folder in the build folder.
+Two variables are pointed elsewhere after the cell that sets them: REPO_URL
+at this checkout (file://, so the clone is of what is committed) and COURSE
+at a scratch folder in the build folder.
+
+REPO_URL is the instructor's to set: the first code cell must set it, and
+while it still holds the placeholder the clone cell must stop, saying so,
+before it clones anything.
 
 Colab ignores a command's exit status; this check does not. git, setup.sh
 and `grader hint` must succeed. `grader run` may fail (1: a failing test)
@@ -29,9 +33,27 @@ notebook = json.loads((source / "colab" / "course.ipynb").read_text())
 scratch = build / "colab-check"
 shutil.rmtree(scratch, ignore_errors=True)
 scratch.mkdir(parents=True)
-overrides = {"REPO": f"file://{source}", "COURSE": str(scratch / "cuda-course")}
+overrides = {"REPO_URL": f"file://{source}", "COURSE": str(scratch / "cuda-course")}
 names: dict = {}
 cwd = scratch
+
+# The instructor's variable, at the top; the clone refuses its placeholder.
+code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+first = "".join(code[0]["source"]) if code else ""
+if not re.search(r"^REPO_URL = ", first, re.M):
+    sys.exit("FAILED: the first code cell must set REPO_URL (the course's repository, the instructor's to set)")
+placeholder: dict = {}
+exec(first, placeholder)
+clone = next((c for c in code if "git clone" in "".join(c["source"])), None)
+if clone is None or "{REPO_URL}" not in "".join(clone["source"]):
+    sys.exit("FAILED: no cell clones {REPO_URL}")
+guard = "\n".join(line for line in "".join(clone["source"]).splitlines() if not line.startswith(("!", "%")))
+try:
+    exec(guard, dict(placeholder))
+    sys.exit(f"FAILED: with REPO_URL = {placeholder['REPO_URL']!r} (the placeholder) the clone cell goes on")
+except ValueError as e:
+    if "REPO_URL" not in str(e):
+        sys.exit(f"FAILED: the clone cell stops on the placeholder without naming REPO_URL: {e}")
 
 
 def expand(text: str) -> str:

@@ -253,3 +253,38 @@ TEST_F(sandbox_test, AProgramThatStartsAProcessIsRefusedAndTheRestIsGraded) {
         << notes;
 #endif
 }
+
+// Where bubblewrap cannot run (a machine that forbids user namespaces), the
+// search says why in bwrap's own words, and a graded run's refusal names the
+// fixes (cli/run_command.cpp, batch/engine.hpp's batch_sandbox).
+TEST(SandboxSearch, WhereBubblewrapCannotRunItSaysWhyAndTheRefusalSaysTheFixes) {
+    course::temp_dir dir("grader-sandbox-search");
+    const fs::path failing = dir / "bwrap";
+    std::ofstream(failing) << "#!/bin/sh\necho 'bwrap: setting up uid map: Permission denied' >&2\nexit 1\n";
+    fs::permissions(failing, fs::perms::owner_all);
+    const fs::path empty = dir / "empty";
+    fs::create_directories(empty);
+    const auto saved = [](const char* name) -> std::optional<std::string> {
+        const char* value = std::getenv(name);
+        return value ? std::optional<std::string>(value) : std::nullopt;
+    };
+    const auto old_bwrap = saved("COURSE_BWRAP"), old_path = saved("PATH");
+    setenv("COURSE_BWRAP", failing.c_str(), 1);
+    setenv("PATH", empty.c_str(), 1);  // no other bwrap to fall back on
+    const grader::bubblewrap_search found = grader::search_bubblewrap();
+    unsetenv("COURSE_BWRAP");
+    const grader::bubblewrap_search none = grader::search_bubblewrap();
+    old_path ? setenv("PATH", old_path->c_str(), 1) : unsetenv("PATH");
+    old_bwrap ? setenv("COURSE_BWRAP", old_bwrap->c_str(), 1) : unsetenv("COURSE_BWRAP");
+
+    EXPECT_FALSE(found.bwrap);
+    EXPECT_NE(found.problem.find(failing.string() + " failed (exit code 1: bwrap: setting up uid map: Permission denied)"),
+              std::string::npos)
+        << found.problem;
+    EXPECT_FALSE(none.bwrap);
+    EXPECT_EQ(none.problem, "bubblewrap (bwrap) is not installed: none on PATH");
+    const std::string refusal = grader::sandbox_refusal(found.problem);
+    for (const char* part : {"Permission denied", "nothing was graded", "apt-get install bubblewrap",
+                             "kernel.unprivileged_userns_clone=1", "--no-sandbox", "runs with your rights"})
+        EXPECT_NE(refusal.find(part), std::string::npos) << "missing \"" << part << "\" in: " << refusal;
+}

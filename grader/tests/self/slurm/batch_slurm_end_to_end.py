@@ -11,14 +11,17 @@ cluster on this machine (grader/tests/self/slurm/local_cluster.sh), no mock.
         2. A lesson04 class (solution, skeleton, compile error, a missing
            file) on Slurm, two submissions per task, and the same class with
            the embedded engine: the two gradebooks must be equal. Without a
-           GPU both skip the GPU tests; the host tests grade.
+           GPU both skip the GPU tests, and only the build failure has a
+           score (the others are "not graded", alike in both).
         3. Rerunning the command would submit only what has no final result.
         4. `grader batch collect` on job 1: the killed task runs once more, is
            killed again, and its submission is "not graded: infrastructure
            (... TIMEOUT ...)" with an empty score; the other one is graded.
 
     batch_slurm_end_to_end.py GRADER BUILD_DIR dry-run
-        --dry-run prints the job script and submits nothing (no Slurm needed).
+        --dry-run prints the job script and submits nothing (no Slurm needed),
+        and a build without code for the partition's GPUs (--gpu-arch) is
+        refused before anything is written.
 """
 import csv
 import json
@@ -31,7 +34,7 @@ import tempfile
 
 # The batch tests' support, beside the embedded engine's tests.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1] / "batch"))
-from batch_test_support import COURSE as course, Checks, make_class as make_any_class  # noqa: E402
+from batch_test_support import COURSE as course, Checks, bubblewrap_options, make_class as make_any_class  # noqa: E402
 
 grader, build, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 local_cluster = course / "grader/tests/self/slurm/local_cluster.sh"
@@ -103,6 +106,32 @@ def dry_run():
     check(students == ["compile_error", "dora", "skeleton", "solution"], f"students.json: {students}")
     check(not (out / "logs/slurm-job.json").exists(), "a dry run recorded a job")
 
+    # The partition's GPUs, declared: a build without code for them is
+    # refused before anything is written; one with code goes on.
+    manifest = json.loads((pathlib.Path(build) / "course_manifest.json").read_text())
+    archs = manifest["cuda_architectures"].replace(",", ";")
+    t4 = batch(klass, work / "t4-out", "--engine", "slurm", "--dry-run", "--gpu-arch", "sm_75")
+    if "75" not in archs:
+        check(t4.returncode == 4, f"--gpu-arch sm_75 against a build for {archs}: exit code {t4.returncode}")
+        for part in ["GPU declared with --gpu-arch sm_75 is sm_75", "Nothing was submitted",
+                     "./setup.sh --preset portable", "-DCMAKE_CUDA_ARCHITECTURES="]:
+            check(part in t4.stdout, f"the refusal does not say {part!r}")
+        check(not (work / "t4-out/slurm/grade.sbatch").exists(), "a refused job wrote its script")
+    # Or named by sinfo: a partition of A100s, as its gres.conf types them.
+    fake = work / "fake-slurm"
+    fake.mkdir()
+    (fake / "sinfo").write_text("#!/bin/sh\necho 'gpu:nvidia_a100-sxm4-80gb:4(S:0-1)'\n")
+    (fake / "sinfo").chmod(0o755)
+    a100 = batch(klass, work / "a100-out", "--engine", "slurm", "--dry-run", "--partition", "a100",
+                 env=dict(os.environ, PATH=f"{fake}:{os.environ['PATH']}"))
+    if "80" not in archs:
+        check(a100.returncode == 4 and "(gpu:nvidia_a100-sxm4-80gb, sinfo's GPU type in partition a100) is sm_80"
+              in a100.stdout and "--gpu-arch sm_90" in a100.stdout, "sinfo's A100s against a build without sm_80")
+        check(not (work / "a100-out/slurm/grade.sbatch").exists(), "a refused job wrote its script")
+    ok = batch(klass, work / "ok-out", "--engine", "slurm", "--dry-run", "--gpu-arch", "9.0")
+    check(ok.returncode == 0 and "nothing submitted" in ok.stdout, "--gpu-arch 9.0 against an sm_90 build")
+    check("WARNING: which GPUs" not in ok.stdout, "a warning of unknown GPUs where they were declared")
+
 
 def cluster():
     cluster_dir = work / "cluster"
@@ -114,7 +143,7 @@ def cluster():
         return 1
     env = dict(os.environ, SLURM_CONF=str(cluster_dir / "slurm.conf"))
     # Every task asks for one CPU and no GPU: the test node has no GPU, and two CPUs on CI.
-    slurm = ["--engine", "slurm", "--gpus-per-task", "0", "--cpus-per-task", "1"]
+    slurm = ["--engine", "slurm", "--gpus-per-task", "0", "--cpus-per-task", "1", *bubblewrap_options()]
     try:
         # 1. The killed task's job first, so that its two runs overlap with the rest.
         slow = slow_class()
@@ -128,23 +157,36 @@ def cluster():
         klass = lesson04_class()
         on_slurm = batch(klass, work / "slurm-out", *slurm, "--chunk-size", "2", env=env)
         check(on_slurm.returncode in (0, 2), f"grader batch --engine slurm exit code {on_slurm.returncode}")
-        check("task " in on_slurm.stdout and "COMPLETED" in on_slurm.stdout, "no task COMPLETED")
-        here = batch(klass, work / "local-out", "--engine", "local")
+        here = batch(klass, work / "local-out", "--engine", "local", *bubblewrap_options())
         check(here.returncode in (0, 2), f"grader batch --engine local exit code {here.returncode}")
+        # Without a GPU every task has submissions it could not grade, and
+        # says so as the embedded engine does, with exit code 2: FAILED to Slurm.
+        no_gpu = "no GPU here" in here.stdout
+        check("task " in on_slurm.stdout and ("COMPLETED" in on_slurm.stdout or no_gpu), "no task COMPLETED")
         slurm_rows, local_rows = gradebook(work / "slurm-out"), gradebook(work / "local-out")
         check(sorted(slurm_rows) == ["compile_error", "dora", "skeleton", "solution"], f"rows {sorted(slurm_rows)}")
         check(slurm_rows == local_rows, f"the gradebooks differ:\n{slurm_rows}\n{local_rows}")
-        check(slurm_rows["solution"]["score"] not in ("", "0"), "the solution scored nothing on Slurm")
+        if no_gpu:  # the GPU tests could not run: no score, only why
+            check(slurm_rows["solution"]["score"] == "" and
+                  slurm_rows["solution"]["note"].startswith("not graded: its GPU tests could not run here"),
+                  f"the solution on Slurm without a GPU: {slurm_rows['solution']}")
+        else:
+            check(slurm_rows["solution"]["score"] not in ("", "0"), "the solution scored nothing on Slurm")
         record = json.loads((work / "slurm-out/logs/slurm-job.json").read_text())
         check([sorted(c) for c in record["chunks"]] == [["compile_error", "dora"], ["skeleton", "solution"]],
               f"chunks {record['chunks']}")
 
         # 3. Only what has no final result would go to Slurm again: without a
         # GPU only the build failure is final (the others owe their GPU tests).
+        # (Grades made without the sandbox, where bubblewrap cannot run, are not final either.)
         again = batch(klass, work / "slurm-out", *slurm, "--chunk-size", "2", "--dry-run", env=env)
-        check("1 already graded" in again.stdout, "a rerun does not skip what is graded")
+        unsandboxed = "--no-sandbox" in slurm
+        check(("1 already graded" in again.stdout) != unsandboxed, "a rerun's word on what is already graded")
         left = json.loads((work / "slurm-out/slurm/students.json").read_text())
-        check(left == ["dora", "skeleton", "solution"], f"a rerun would submit {left}")
+        expected_left = ["dora", "skeleton", "solution"]
+        if unsandboxed:
+            expected_left.insert(0, "compile_error")
+        check(left == expected_left, f"a rerun would submit {left}")
 
         # 4. The killed task: run again once, killed again, not graded (never a zero).
         collected = run(grader, "--build-dir", build, "batch", "collect", slow_out, env=env)

@@ -169,5 +169,34 @@ TEST(SlurmJobs, AnEndIsDescribedInWordsWithSlurmsOwn) {
     EXPECT_EQ(describe_end(odd), "ended in state SOMETHING_NEW, which the grader does not know (SOMETHING_NEW)");
 }
 
+// sinfo --noheader --format=%G: which GPUs a partition's nodes have, where
+// the cluster's gres.conf names a type (the grader checks the build against
+// them before submitting).
+TEST(SlurmJobs, SinfoNamesTheGpuTypesOfThePartition) {
+    EXPECT_EQ(parse_sinfo_gpu_types("gpu:a100:4(S:0-1)\ngpu:l4:2,shard:8\n(null)\n"),
+              (std::vector<std::string>{"a100", "l4"}));
+    EXPECT_EQ(parse_sinfo_gpu_types("gpu:A100:4(S:0,1),gpu:T4:1\ngpu:a100:8\n"),
+              (std::vector<std::string>{"a100", "t4"}))
+        << "socket lists hold commas; types are matched lowercase, each once";
+    EXPECT_EQ(parse_sinfo_gpu_types("gpu:4\n"), (std::vector<std::string>{""})) << "a GPU with no type";
+    EXPECT_TRUE(parse_sinfo_gpu_types("(null)\n").empty());
+    EXPECT_TRUE(parse_sinfo_gpu_types("mps:100\n").empty());
+}
+
+TEST(SlurmJobs, AGpuTypeNamesItsModelsArchitecture) {
+    EXPECT_EQ(compute_capability_of_gpu_type("a100"), 80);
+    EXPECT_EQ(compute_capability_of_gpu_type("nvidia_a100-sxm4-80gb"), 80);
+    EXPECT_EQ(compute_capability_of_gpu_type("a100_80g"), 80);
+    EXPECT_EQ(compute_capability_of_gpu_type("l4"), 89);
+    EXPECT_EQ(compute_capability_of_gpu_type("tesla_t4"), 75);
+    EXPECT_EQ(compute_capability_of_gpu_type("h100_nvl"), 90);
+    EXPECT_EQ(compute_capability_of_gpu_type("H200"), 90);
+    EXPECT_EQ(compute_capability_of_gpu_type("l40s"), 89);
+    EXPECT_EQ(compute_capability_of_gpu_type("a10"), 86) << "a word of its own: a10 is not a100";
+    EXPECT_FALSE(compute_capability_of_gpu_type("bigiron"));
+    EXPECT_FALSE(compute_capability_of_gpu_type("1g.10gb")) << "a MIG slice names no model";
+    EXPECT_FALSE(compute_capability_of_gpu_type(""));
+}
+
 }  // namespace
 }  // namespace grader
