@@ -31,6 +31,18 @@ struct sandbox_test : ::testing::Test {
         return grader::run_command(grader::sandboxed_command(*bwrap, spec, {"/bin/sh", "-c", script}), output);
     }
     std::string output_text() const { return grader::file_text(output); }
+    // A graded run of the fake programs' `tests` in the sandbox, the CUDA
+    // runtime they load kept visible (as `grader run` keeps the toolkit).
+    grader::run_options graded_run_of(std::vector<std::string> tests) const {
+        grader::run_options options;
+        options.tests_program = FAKE_GRADED_TESTS;
+        options.judge_program = FAKE_GRADED_JUDGE;
+        options.log_dir = dir.path() / "logs";
+        options.only = std::move(tests);
+        options.bwrap = bwrap;
+        options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
+        return options;
+    }
 
     course::temp_dir dir{"grader-sandbox-test"};
     fs::path output = dir.path() / "output.txt";
@@ -71,30 +83,16 @@ TEST_F(sandbox_test, TheRestIsReadOnlyAndThereIsNoNetwork) {
 }
 
 TEST_F(sandbox_test, GradedTestsRunInsideIt) {
-    grader::run_options options;
-    options.tests_program = FAKE_GRADED_TESTS;
-    options.judge_program = FAKE_GRADED_JUDGE;
-    options.log_dir = dir.path() / "logs";
-    options.only = {"FakeHost.Passes", "FakeHost.Last"};
-    options.bwrap = bwrap;
+    grader::run_options options = graded_run_of({"FakeHost.Passes", "FakeHost.Last"});
     // The program's own folder is hidden too: the runner shows the program again.
     options.sandbox.hidden = {fs::path(FAKE_GRADED_TESTS).parent_path()};
-    // The CUDA runtime it loads stays visible, as `grader run` keeps the toolkit.
-    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
     const auto run = grader::run_graded_tests(options);
     for (const auto& t : run.tests) EXPECT_EQ(t.status, grader::test_status::passed) << t.id;
 }
 
 TEST_F(sandbox_test, ACrashInsideIsNamedByItsSignal) {
     setenv("FAKE_CRASH", "1", 1);
-    grader::run_options options;
-    options.tests_program = FAKE_GRADED_TESTS;
-    options.judge_program = FAKE_GRADED_JUDGE;
-    options.log_dir = dir.path() / "logs";
-    options.only = {"FakeHost.Crashes"};
-    options.bwrap = bwrap;
-    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
-    const auto run = grader::run_graded_tests(options);
+    const auto run = grader::run_graded_tests(graded_run_of({"FakeHost.Crashes"}));
     unsetenv("FAKE_CRASH");
     ASSERT_EQ(run.tests.size(), 1u);
     EXPECT_EQ(run.tests[0].status, grader::test_status::crashed);
@@ -227,14 +225,8 @@ TEST_F(sandbox_test, AProgramThatStartsAProcessIsRefusedAndTheRestIsGraded) {
     const fs::path marks = dir.path() / "marks";
     fs::create_directories(marks);
     setenv("FAKE_FORK", marks.c_str(), 1);
-    grader::run_options options;
-    options.tests_program = FAKE_GRADED_TESTS;
-    options.judge_program = FAKE_GRADED_JUDGE;
-    options.log_dir = dir.path() / "logs";
-    options.only = {"FakeHost.Passes", "FakeHost.Last"};
-    options.bwrap = bwrap;
+    grader::run_options options = graded_run_of({"FakeHost.Passes", "FakeHost.Last"});
     options.threads_only_launcher = COURSE_THREADS_ONLY;
-    options.sandbox.kept = {COURSE_CUDA_TOOLKIT_DIR};
     options.sandbox.writable = {marks};
     const auto run = grader::run_graded_tests(options);
     unsetenv("FAKE_FORK");
