@@ -118,8 +118,6 @@ std::vector<std::string> test_processes::command(std::vector<std::string> argv) 
     return sandboxed_command(*options_.bwrap, spec, argv);
 }
 
-// One process: returns false when nothing more can be learnt from another.
-// `phases`: the tests of each phase of this process, in order.
 void test_processes::note_refused(process_refusals* refusals) {
     if (!refusals) return;
     for (const auto& what : refusals->take()) {
@@ -128,6 +126,8 @@ void test_processes::note_refused(process_refusals* refusals) {
     }
 }
 
+// One process: returns false when nothing more can be learnt from another.
+// `phases`: the tests of each phase of this process, in order.
 bool test_processes::run_one_process(child_process& child, process_refusals* refusals,
                                      const std::filesystem::path& log,
                                      std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
