@@ -65,30 +65,54 @@ void write_op(json op) {
 
 void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"why", why}}); }
 
-// The bytes of a launch's arguments, laid out as the kernel takes them
-// (cuFuncGetParamInfo), and every 8-byte word in them that points into
-// device memory.
+// Where each parameter of `function` lies in its arguments' bytes (offset,
+// size), or the driver's error. The runtime launches with a CUkernel (its
+// modules are loaded context-free), which cuLaunchKernel takes in place of
+// a CUfunction; cuFuncGetParamInfo reads a CUfunction's, cuKernelGetParamInfo
+// a CUkernel's: the first that reads a parameter tells which it was.
+using param_layout = std::vector<std::pair<std::size_t, std::size_t>>;
+CUresult layout_of(CUfunction function, param_layout& layout) {
+    CUresult first = CUDA_SUCCESS;
+    for (const bool as_kernel : {false, true}) {
+        layout.clear();
+        for (std::size_t i = 0;; ++i) {
+            std::size_t offset = 0, size = 0;
+            const CUresult r = as_kernel ? cuKernelGetParamInfo(reinterpret_cast<CUkernel>(function), i, &offset, &size)
+                                         : cuFuncGetParamInfo(function, i, &offset, &size);
+            if (r == CUDA_SUCCESS) {
+                layout.emplace_back(offset, size);
+                continue;
+            }
+            // Past the last parameter: CUDA_ERROR_INVALID_VALUE.
+            if (i > 0 && r == CUDA_ERROR_INVALID_VALUE) return CUDA_SUCCESS;
+            if (!as_kernel) first = r;
+            break;
+        }
+    }
+    // Neither read a first parameter: a kernel that takes none, or a handle
+    // neither call knows; the caller tells them apart by what it was passed.
+    layout.clear();
+    return first;
+}
+
+// The bytes of a launch's arguments, laid out as the kernel takes them, and
+// every 8-byte word in them that points into device memory.
 void write_launch(CUfunction function, const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                   unsigned by, unsigned bz, unsigned shared, void** params, void** extra) {
     std::vector<unsigned char> args;
+    int layout_error = 0;  // written down where no parameter could be read: none, or a handle neither call knows
     if (params) {
-        for (std::size_t i = 0;; ++i) {
-            std::size_t offset = 0, size = 0;
-            if (const CUresult r = cuFuncGetParamInfo(function, i, &offset, &size); r != CUDA_SUCCESS) {
-                // Past the last parameter: CUDA_ERROR_INVALID_VALUE. Anything
-                // else is said, and so is a first parameter that cannot be
-                // read (which a kernel without parameters also gives: one
-                // the replay would launch alike, but the judge is told).
-                if (r != CUDA_ERROR_INVALID_VALUE || i == 0)
-                    write_op({{"op", "unreplayable"},
-                              {"why", std::string("the layout of ") + (name ? name : "a kernel") +
-                                          "'s arguments could not be read (CUDA error " + std::to_string(r) +
-                                          " at parameter " + std::to_string(i) + ")"}});
-                break;
-            }
+        param_layout layout;
+        const CUresult r = layout_of(function, layout);
+        if (layout.empty()) layout_error = static_cast<int>(r);
+        if (layout.empty() && r != CUDA_SUCCESS && r != CUDA_ERROR_INVALID_VALUE)
+            return unreplayable(std::string("the layout of ") + (name ? name : "a kernel") +
+                                "'s arguments could not be read (CUDA error " + std::to_string(r) + ")");
+        for (const auto& [offset, size] : layout) {
             if (args.size() < offset + size) args.resize(offset + size);
-            std::memcpy(args.data() + offset, params[i], size);
         }
+        for (std::size_t i = 0; i < layout.size(); ++i)
+            std::memcpy(args.data() + layout[i].first, params[i], layout[i].second);
     } else if (extra) {
         // {CU_LAUNCH_PARAM_BUFFER_POINTER, p, CU_LAUNCH_PARAM_BUFFER_SIZE, &n, CU_LAUNCH_PARAM_END}
         const void* buffer = nullptr;
@@ -97,7 +121,9 @@ void write_launch(CUfunction function, const char* name, unsigned gx, unsigned g
             if (extra[i] == CU_LAUNCH_PARAM_BUFFER_POINTER) buffer = extra[i + 1];
             if (extra[i] == CU_LAUNCH_PARAM_BUFFER_SIZE) size = *static_cast<const std::size_t*>(extra[i + 1]);
         }
-        if (!buffer) return unreplayable(std::string("a launch of ") + name + " passed its arguments in a way the recorder does not read");
+        if (!buffer)
+            return unreplayable(std::string("a launch of ") + (name ? name : "a kernel") +
+                                " passed its arguments in a way the recorder does not read");
         args.assign(static_cast<const unsigned char*>(buffer), static_cast<const unsigned char*>(buffer) + size);
     }
     json pointers = json::array();
@@ -113,7 +139,8 @@ void write_launch(CUfunction function, const char* name, unsigned gx, unsigned g
               {"block", {bx, by, bz}},
               {"shared", shared},
               {"args", hex(args.data(), args.size())},
-              {"pointers", pointers}});
+              {"pointers", pointers},
+              {"layout_error", layout_error}});
 }
 
 // Launch attributes change how a kernel runs (clusters, priorities, the L2
