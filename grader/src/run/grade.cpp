@@ -90,7 +90,9 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
         run_.env.emplace_back(course::testing::implementation_symbols_variable,
                               implementation_symbols_file(run_).string());
     run_.gpu_recorder = m.gpu_recorder;
-    run_.threads_only_launcher = m.threads_only_launcher;
+    // Only where it was built: a build of other targets alone may lack it.
+    if (std::error_code ec; fs::is_regular_file(m.threads_only_launcher, ec))
+        run_.threads_only_launcher = m.threads_only_launcher;
     run_.gate = options.gate;
     run_.places = options.places;
     if (!options.device_id.empty()) run_.env.emplace_back("CUDA_VISIBLE_DEVICES", options.device_id);
@@ -124,9 +126,9 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
         report_.notes.push_back(describe_sandbox(run_.bwrap));
         if (run_.threads_only_launcher.empty() || !process_refusals::available())
             report_.notes.push_back(
-                "NEW PROCESSES NOT REFUSED: the grader was built without libseccomp, so the test program could "
-                "start a helper process to do its work where the GPU's record does not look; install "
-                "libseccomp-dev and build the course again");
+                "NEW PROCESSES NOT REFUSED: course-threads-only was not built (it needs libseccomp), so the test "
+                "program could start a helper process to do its work where the GPU's record does not look; "
+                "install libseccomp-dev and build the course again");
     } else if (options.no_sandbox) {
         report_.notes.push_back(describe_no_sandbox());
     }
