@@ -61,7 +61,11 @@ std::string note_for(const batch_result& r) {
     switch (state) {
         case batch_result::outcome::not_graded: parts.push_back("not graded: " + r.not_graded_reason()); break;
         case batch_result::outcome::build_failed: parts.push_back("did not compile: no tests ran"); break;
-        case batch_result::outcome::graded: break;
+        case batch_result::outcome::graded:
+            // A test this GPU cannot run (lesson05's overlap with one copy engine) earns nothing here.
+            if (const int skipped = r.report->count(test_status::skipped); skipped > 0)
+                parts.push_back(fmt::format("{} test{} skipped on this GPU", skipped, skipped == 1 ? "" : "s"));
+            break;
     }
     if (state != batch_result::outcome::not_graded && !r.sandboxed)
         parts.push_back("NOT SANDBOXED: the student's code ran with the grader's rights");
@@ -128,7 +132,7 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results,
             for (const auto& id : tests) {
                 const auto it = by_id.find(id);
                 if (state == batch_result::outcome::build_failed) fields.push_back("0");
-                else if (it == by_id.end()) fields.push_back("");
+                else if (it == by_id.end() || it->second->status == test_status::skipped) fields.push_back("");
                 else fields.push_back(std::to_string(it->second->score()));
             }
         }

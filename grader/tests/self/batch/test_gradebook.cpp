@@ -185,5 +185,17 @@ TEST(BatchGradebook, WrittenWholeToAFile) {
     EXPECT_EQ(batch_test::read(dir / "out/gradebook.csv"), format_gradebook_csv(rows));
 }
 
+// On a GPU, a test this GPU cannot run (lesson05's overlap with one copy
+// engine) is left blank and said; the rest is graded as usual.
+TEST(BatchGradebook, ATestThisGpuSkipsIsBlankAndTheRestIsGraded) {
+    lesson_report r = report_with(true, true);
+    r.device = "a GPU with one copy engine";
+    r.tests[2].status = test_status::skipped;
+    r.tests[2].messages = {"1 copy engine"};
+    const batch_result cy = row("cy", r);
+    EXPECT_EQ(cy.state(), batch_result::outcome::graded);
+    EXPECT_EQ(lines_of(format_gradebook_csv({cy})).at(1), "cy,3,6,1,2,,1 test skipped on this GPU");
+}
+
 }  // namespace
 }  // namespace grader
