@@ -66,33 +66,20 @@ void write_op(json op) {
 void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"why", why}}); }
 
 // Where each parameter of `function` lies in its arguments' bytes (offset,
-// size), or the driver's error. The runtime launches with a CUkernel (its
-// modules are loaded context-free), which cuLaunchKernel takes in place of
-// a CUfunction; cuFuncGetParamInfo reads a CUfunction's, cuKernelGetParamInfo
-// a CUkernel's: the first that reads a parameter tells which it was.
+// size); the driver's error where not even the first could be read (a kernel
+// that takes none gives CUDA_ERROR_INVALID_VALUE too).
 using param_layout = std::vector<std::pair<std::size_t, std::size_t>>;
 CUresult layout_of(CUfunction function, param_layout& layout) {
-    CUresult first = CUDA_SUCCESS;
-    for (const bool as_kernel : {false, true}) {
-        layout.clear();
-        for (std::size_t i = 0;; ++i) {
-            std::size_t offset = 0, size = 0;
-            const CUresult r = as_kernel ? cuKernelGetParamInfo(reinterpret_cast<CUkernel>(function), i, &offset, &size)
-                                         : cuFuncGetParamInfo(function, i, &offset, &size);
-            if (r == CUDA_SUCCESS) {
-                layout.emplace_back(offset, size);
-                continue;
-            }
-            // Past the last parameter: CUDA_ERROR_INVALID_VALUE.
-            if (i > 0 && r == CUDA_ERROR_INVALID_VALUE) return CUDA_SUCCESS;
-            if (!as_kernel) first = r;
-            break;
-        }
-    }
-    // Neither read a first parameter: a kernel that takes none, or a handle
-    // neither call knows; the caller tells them apart by what it was passed.
     layout.clear();
-    return first;
+    // A kernel's parameters fit in 32 KiB, a byte each at least.
+    for (std::size_t i = 0; i < 32 * 1024; ++i) {
+        std::size_t offset = 0, size = 0;
+        const CUresult r = cuFuncGetParamInfo(function, i, &offset, &size);
+        if (r != CUDA_SUCCESS) return i == 0 ? r : CUDA_SUCCESS;  // past the last parameter
+        if (offset + size > 32 * 1024) return CUDA_ERROR_INVALID_VALUE;
+        layout.emplace_back(offset, size);
+    }
+    return CUDA_ERROR_INVALID_VALUE;
 }
 
 // The bytes of a launch's arguments, laid out as the kernel takes them, and
@@ -100,7 +87,7 @@ CUresult layout_of(CUfunction function, param_layout& layout) {
 void write_launch(CUfunction function, const char* name, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
                   unsigned by, unsigned bz, unsigned shared, void** params, void** extra) {
     std::vector<unsigned char> args;
-    int layout_error = 0;  // written down where no parameter could be read: none, or a handle neither call knows
+    int layout_error = 0;  // where no parameter could be read: a kernel that takes none, or a handle the call does not know
     if (params) {
         param_layout layout;
         const CUresult r = layout_of(function, layout);
