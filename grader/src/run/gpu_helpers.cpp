@@ -1,6 +1,5 @@
 #include "run/gpu_helpers.hpp"
 
-#include <dlfcn.h>
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -11,45 +10,12 @@
 #include <mutex>
 #include <thread>
 
+#include "run/nvml.hpp"
 #include "system/process_tree.hpp"
 
 namespace grader {
 
 namespace {
-
-// The few NVML declarations used, as nvml.h gives them (the library comes
-// with the driver, not the toolkit). nvmlProcessInfo_t of the _v3 call.
-using nvml_device = struct nvml_device_opaque*;
-using nvml_return = int;  // 0: NVML_SUCCESS
-constexpr nvml_return nvml_insufficient_size = 7;
-struct nvml_process_info {
-    unsigned int pid;
-    unsigned long long used_gpu_memory;
-    unsigned int gpu_instance_id;
-    unsigned int compute_instance_id;
-};
-
-// NVML, opened and started once for the grader's life: starting it takes
-// tens of milliseconds, too long to do at each timed test.
-struct nvml {
-    nvml_return (*by_bus_id)(const char*, nvml_device*) = nullptr;
-    nvml_return (*compute_processes)(nvml_device, unsigned int*, nvml_process_info*) = nullptr;
-
-    static const nvml* get() {
-        static const nvml* opened = []() -> const nvml* {
-            void* library = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-            if (!library) return nullptr;
-            const auto init = reinterpret_cast<nvml_return (*)()>(dlsym(library, "nvmlInit_v2"));
-            static nvml n;
-            n.by_bus_id = reinterpret_cast<decltype(n.by_bus_id)>(dlsym(library, "nvmlDeviceGetHandleByPciBusId_v2"));
-            n.compute_processes = reinterpret_cast<decltype(n.compute_processes)>(
-                dlsym(library, "nvmlDeviceGetComputeRunningProcesses_v3"));
-            if (!init || !n.by_bus_id || !n.compute_processes || init() != 0) return nullptr;
-            return &n;
-        }();
-        return opened;
-    }
-};
 
 std::string process_name(int pid) {
     std::ifstream comm(fmt::format("/proc/{}/comm", pid));
@@ -61,19 +27,20 @@ std::string process_name(int pid) {
 }  // namespace
 
 std::vector<int> gpu_context_holders(const std::string& pci_bus_id) {
-    const nvml* n = nvml::get();
-    nvml_device device = nullptr;
-    if (!n || pci_bus_id.empty() || n->by_bus_id(pci_bus_id.c_str(), &device) != 0) return {};
-    std::vector<nvml_process_info> infos(16);
+    const nvml::library* n = nvml::opened();
+    if (!n || !n->compute_processes) return {};
+    const nvml::device device = n->find(pci_bus_id);
+    if (!device) return {};
+    std::vector<nvml::process_info> infos(16);
     for (int attempt = 0; attempt < 4; ++attempt) {
         unsigned int count = static_cast<unsigned int>(infos.size());
-        const nvml_return r = n->compute_processes(device, &count, infos.data());
-        if (r == 0) {
+        const nvml::result r = n->compute_processes(device, &count, infos.data());
+        if (r == nvml::success) {
             std::vector<int> pids;
             for (unsigned int i = 0; i < count && i < infos.size(); ++i) pids.push_back(static_cast<int>(infos[i].pid));
             return pids;
         }
-        if (r != nvml_insufficient_size) return {};
+        if (r != nvml::insufficient_size) return {};
         infos.resize(std::max<std::size_t>(count, infos.size()) * 2);  // more came since: ask again
     }
     return {};
