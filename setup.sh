@@ -14,10 +14,12 @@ if [ "${1:-}" = "--preset" ] && [ -n "${2:-}" ]; then preset=$2; fi
 # libyaml-cpp-dev, libarchive-dev and libssl-dev are for `grader batch` (a
 # Gradescope export's metadata and zip, the result cache's SHA-256);
 # libseccomp-dev (found with pkg-config) lets graded runs refuse new
-# processes to the test program. Without them everything else still builds.
+# processes to the test program; libelf-dev lets the judge replay timed calls
+# from the device code of the student's library (without it speed tests say
+# they cannot be graded). Without them everything else still builds.
 packages=(cmake ninja-build g++ pkg-config libgtest-dev libgmock-dev libbenchmark-dev libcli11-dev
           nlohmann-json3-dev libfmt-dev python3 python3-matplotlib bubblewrap patch
-          libyaml-cpp-dev libarchive-dev libssl-dev libseccomp-dev)
+          libyaml-cpp-dev libarchive-dev libssl-dev libseccomp-dev libelf-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

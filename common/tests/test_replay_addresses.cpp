@@ -100,3 +100,19 @@ TEST(ReplayAddresses, AnAddressWhereOneArrayEndsAndTheNextStartsIsTheNextOnes) {
     EXPECT_EQ(addresses.translate({0x1100, 0x1000, 512}, std::ref(scratch)), 0xa000u);
     EXPECT_EQ(addresses.translate({0x1200, 0x1000, 512}, std::ref(scratch)), 0xa100u);  // b's end
 }
+
+TEST(ReplayAddresses, ACopyOrMemsetIsMovedOnlyWhereItStaysInsideWhatItIsIn) {
+    scratch_memory scratch;
+    const replay_addresses addresses = three_arrays();
+    // The whole of a, and its last 16 bytes.
+    EXPECT_EQ(addresses.translate_range({0x1000, 0x1000, 256}, 256, std::ref(scratch)), 0x9000u);
+    EXPECT_EQ(addresses.translate_range({0x10f0, 0x1000, 256}, 16, std::ref(scratch)), 0x90f0u);
+    // One byte past a's end: not moved, whatever the driver said of it.
+    EXPECT_FALSE(addresses.translate_range({0x10f0, 0x1000, 4096}, 17, std::ref(scratch)));
+    // Scratch: inside the allocation, and past its end.
+    const auto inside = addresses.translate_range({0x50010, 0x50000, 64}, 48, std::ref(scratch));
+    ASSERT_TRUE(inside);
+    EXPECT_FALSE(addresses.translate_range({0x50010, 0x50000, 64}, 49, std::ref(scratch)));
+    // Not device memory at all.
+    EXPECT_FALSE(addresses.translate_range({0x7fff0000, 0, 0}, 4, std::ref(scratch)));
+}

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "record_file.hpp"
@@ -26,6 +27,9 @@ CUpti_SubscriberHandle subscriber = nullptr;
 // callback. A runtime launch the driver's callback did not follow is said
 // to be unreplayable, never lost.
 thread_local bool runtime_launch_pending = false;
+// How deep this thread is in runtime calls: the runtime does its work
+// through the driver, and those driver calls are its, not the student's.
+thread_local int runtime_depth = 0;
 
 // HtoD copies up to this size are kept whole in the record; the judge copies
 // the same bytes. A larger one is host work the replay does not redo.
@@ -69,17 +73,30 @@ void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"
 // size); the driver's error where not even the first could be read (a kernel
 // that takes none gives CUDA_ERROR_INVALID_VALUE too).
 using param_layout = std::vector<std::pair<std::size_t, std::size_t>>;
-CUresult layout_of(CUfunction function, param_layout& layout) {
+template <class Handle>
+CUresult layout_of(CUresult (*info)(Handle, std::size_t, std::size_t*, std::size_t*), Handle handle,
+                   param_layout& layout) {
     layout.clear();
     // A kernel's parameters fit in 32 KiB, a byte each at least.
     for (std::size_t i = 0; i < 32 * 1024; ++i) {
         std::size_t offset = 0, size = 0;
-        const CUresult r = cuFuncGetParamInfo(function, i, &offset, &size);
+        const CUresult r = info(handle, i, &offset, &size);
         if (r != CUDA_SUCCESS) return i == 0 ? r : CUDA_SUCCESS;  // past the last parameter
         if (offset + size > 32 * 1024) return CUDA_ERROR_INVALID_VALUE;
         layout.emplace_back(offset, size);
     }
     return CUDA_ERROR_INVALID_VALUE;
+}
+
+// The runtime launches a kernel of a program's own through the handle it
+// registered, a CUkernel (seen on the H200 with CUDA 13: cuFuncGetParamInfo
+// says CUDA_ERROR_INVALID_HANDLE for it, cuKernelGetParamInfo reads it); a
+// module loaded by hand gives a CUfunction. The driver checks the handle's
+// kind, so asking both is safe.
+CUresult layout_of(CUfunction function, param_layout& layout) {
+    const CUresult as_function = layout_of(&cuFuncGetParamInfo, function, layout);
+    if (as_function != CUDA_ERROR_INVALID_HANDLE) return as_function;
+    return layout_of(&cuKernelGetParamInfo, reinterpret_cast<CUkernel>(function), layout);
 }
 
 // The bytes of a launch's arguments, laid out as the kernel takes them, and
@@ -177,8 +194,30 @@ bool is_runtime_launch(CUpti_CallbackId id) {
            id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060;
 }
 
+// Calls that move memory or start work, which the replay would have to
+// redo, but which the recorder does not write down (2D and 3D copies, copies
+// to symbols and peers, graphs, cooperative launches): a call that makes one
+// is not replayed, and says so.
+bool moves_memory_or_starts_work(const char* name) {
+    if (!name) return false;
+    const std::string_view n(name);
+    for (const std::string_view prefix : {"cudaMemcpy", "cudaMemset", "cudaLaunch", "cudaGraphLaunch", "cuMemcpy",
+                                          "cuMemset", "cuLaunch", "cuGraphLaunch"})
+        if (n.substr(0, prefix.size()) == prefix) return true;
+    return false;
+}
+
+bool is_followed_runtime_call(CUpti_CallbackId id);
+
 void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+    if (call.callbackSite == CUPTI_API_ENTER) ++runtime_depth;
+    if (call.callbackSite == CUPTI_API_EXIT && runtime_depth > 0) --runtime_depth;
     if (current_call.load() < 0) return;
+    if (!is_followed_runtime_call(id)) {
+        if (call.callbackSite == CUPTI_API_ENTER && moves_memory_or_starts_work(call.functionName))
+            unreplayable(std::string("the call used ") + call.functionName + ", which the replay does not redo");
+        return;
+    }
     if (is_runtime_launch(id)) {
         if (call.callbackSite == CUPTI_API_ENTER) {
             runtime_launch_pending = true;
@@ -221,24 +260,29 @@ void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData& call) {
 
 void on_driver(CUpti_CallbackId id, const CUpti_CallbackData& call) {
     if (call.callbackSite != CUPTI_API_ENTER || current_call.load() < 0) return;
-    runtime_launch_pending = false;  // followed here
     const void* p = call.functionParams;
     switch (id) {
         case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel:
         case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz: {
+            runtime_launch_pending = false;  // followed here
             const auto& a = *static_cast<const cuLaunchKernel_params*>(p);
             return write_launch(a.f, call.symbolName, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY,
                                 a.blockDimZ, a.sharedMemBytes, a.kernelParams, a.extra);
         }
         case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx:
         case CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz: {
+            runtime_launch_pending = false;  // followed here
             const auto& a = *static_cast<const cuLaunchKernelEx_params*>(p);
             if (!plain(a.config->numAttrs, call.symbolName)) return;
             return write_launch(a.f, call.symbolName, a.config->gridDimX, a.config->gridDimY, a.config->gridDimZ,
                                 a.config->blockDimX, a.config->blockDimY, a.config->blockDimZ,
                                 a.config->sharedMemBytes, a.kernelParams, a.extra);
         }
-        default: return;
+        default:
+            // The student's own driver calls (not the runtime's doing).
+            if (runtime_depth == 0 && moves_memory_or_starts_work(call.functionName))
+                unreplayable(std::string("the call used ") + call.functionName + ", which the replay does not redo");
+            return;
     }
 }
 
@@ -256,10 +300,12 @@ constexpr CUpti_CallbackId runtime_calls[] = {
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_v3020,        CUPTI_RUNTIME_TRACE_CBID_cudaMemcpyAsync_ptsz_v7000,
     CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_v3020,             CUPTI_RUNTIME_TRACE_CBID_cudaMemcpy_ptds_v7000,
 };
-constexpr CUpti_CallbackId driver_calls[] = {
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-};
+
+bool is_followed_runtime_call(CUpti_CallbackId id) {
+    for (const CUpti_CallbackId followed : runtime_calls)
+        if (id == followed) return true;
+    return false;
+}
 
 }  // namespace
 
@@ -269,11 +315,10 @@ int follow_calls() {
         subscriber = nullptr;
         return static_cast<int>(r);
     }
-    for (const CUpti_CallbackId id : runtime_calls)
-        if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RUNTIME_API, id); r != CUPTI_SUCCESS)
-            return static_cast<int>(r);
-    for (const CUpti_CallbackId id : driver_calls)
-        if (const CUptiResult r = cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_DRIVER_API, id); r != CUPTI_SUCCESS)
+    // Every call, so that what the recorder does not follow is noticed
+    // (moves_memory_or_starts_work); outside the timed calls each returns at once.
+    for (const CUpti_CallbackDomain domain : {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_CB_DOMAIN_DRIVER_API})
+        if (const CUptiResult r = cuptiEnableDomain(1, subscriber, domain); r != CUPTI_SUCCESS)
             return static_cast<int>(r);
     return 0;
 }

@@ -62,7 +62,9 @@ std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_
 void expect_bandwidth_share(const timed_calls& work, double bytes, std::size_t copy_bytes, double min_share,
                             const std::string& advice) {
     // In the student's program the calls are made and recorded; the judge
-    // takes their time from the GPU's record and measures the copy itself.
+    // replays them and times the replays (or, for a call it does not
+    // replay, takes their time from the GPU's record), and measures the copy
+    // itself.
     const std::optional<double> ms = time_calls(work);
     if (verdict_left_to_judge() || !ms) return;
     const double gbps = bytes / (*ms * 1e-3) / 1e9;
@@ -72,9 +74,11 @@ void expect_bandwidth_share(const timed_calls& work, double bytes, std::size_t c
     report_figure(fmt::format("{:.0f} GB/s, {:.0f}% of this GPU's copy bandwidth ({:.0f} GB/s); {:.0f}% is needed", gbps,
                               100 * share, copy, 100 * min_share));
     EXPECT_GE(share, min_share) << fmt::format(
-        "{:.0f} GB/s ({:.1f} us a call, the median of {} calls on the GPU's record) is {:.0f}% of this GPU's "
-        "measured copy bandwidth ({:.0f} GB/s); {:.0f}% is needed.\n{}",
-        gbps, *ms * 1e3, work.repetitions, 100 * share, copy, 100 * min_share, advice);
+        "{:.0f} GB/s ({:.1f} us a call, the median of {} {}) is {:.0f}% of this GPU's measured copy bandwidth "
+        "({:.0f} GB/s); {:.0f}% is needed.\n{}",
+        gbps, *ms * 1e3, work.repetitions,
+        work.arrays.empty() ? "calls on the GPU's record" : "replays of your calls by the judge", 100 * share, copy,
+        100 * min_share, advice);
 }
 
 void report_figure(const std::string& line) { reported_figure() = line; }

@@ -32,6 +32,17 @@ std::optional<std::uint64_t> replay_addresses::translate(const recorded_address&
     return scratch(a.base, a.size) + (a.value - a.base);
 }
 
+std::optional<std::uint64_t> replay_addresses::translate_range(const recorded_address& a, std::uint64_t bytes,
+                                                               const scratch_for& scratch) const {
+    for (std::size_t i = 0; i < student_.size(); ++i) {
+        const std::uint64_t offset = a.value - student_[i].address;
+        if (a.value >= student_[i].address && offset < student_[i].bytes)
+            return bytes <= student_[i].bytes - offset ? std::optional(judge_[i].address + offset) : std::nullopt;
+    }
+    if (!a.in_device_memory() || bytes > a.size - (a.value - a.base)) return std::nullopt;
+    return scratch(a.base, a.size) + (a.value - a.base);
+}
+
 std::vector<std::uint8_t> translated_arguments(const recorded_op& launch, const replay_addresses& addresses,
                                                const scratch_for& scratch) {
     std::vector<std::uint8_t> args = launch.args;

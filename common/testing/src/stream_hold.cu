@@ -9,10 +9,6 @@ namespace course::testing {
 
 namespace {
 
-// After release: long enough for a kernel queued on another stream while the
-// stream was held to start and finish (the tests keep their sizes small),
-// even when another process shares the GPU in time slices.
-constexpr unsigned long long margin_ns = 10'000'000;  // 10 ms
 // A call that waits for the held stream itself (a cudaDeviceSynchronize
 // inside it, or a cudaFree) cannot return, so the host never releases the
 // hold: the hold gives up after this long, and such a call is only slow.
@@ -20,7 +16,11 @@ constexpr unsigned long long give_up_ns = 2'000'000'000;  // 2 s
 
 // One thread. Its name says whose it is: the judge of a timed test tells the
 // harness's kernels from the student's by it (timed_calls.cpp).
-__global__ void course_harness_hold_stream(device_span<const unsigned> released) {
+// The margin after release (stream_hold::default_margin_ns): long enough
+// for a kernel queued on another stream while the stream was held to start
+// and finish (the tests keep their sizes small), even when another process
+// shares the GPU in time slices.
+__global__ void course_harness_hold_stream(device_span<const unsigned> released, unsigned long long margin_ns) {
     // volatile: read the host's flag anew each time, not once into a register.
     const volatile unsigned* flag = released.data();
     const unsigned long long start = gpu_nanoseconds();
@@ -39,11 +39,12 @@ __global__ void course_harness_hold_stream(device_span<const unsigned> released)
 // still be held when it returns. The flag lives in pinned host memory, which
 // the GPU reads directly (with unified addressing every pinned allocation is
 // mapped).
-stream_hold::stream_hold(cudaStream_t stream) : stream_(stream), released_(1) {
+stream_hold::stream_hold(cudaStream_t stream, unsigned long long margin_ns) : stream_(stream), released_(1) {
     released_[0] = 0;
     void* flag = nullptr;
     CUDA_CHECK(cudaHostGetDevicePointer(&flag, released_.data(), 0));
-    course_harness_hold_stream<<<1, 1, 0, stream>>>(device_span<const unsigned>(static_cast<const unsigned*>(flag), 1));
+    course_harness_hold_stream<<<1, 1, 0, stream>>>(device_span<const unsigned>(static_cast<const unsigned*>(flag), 1),
+                                                    margin_ns);
     CUDA_CHECK(cudaGetLastError());
 }
 

@@ -86,9 +86,11 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.per_test_limit = options.per_test_limit;
     run_.only = options.only;
     run_.implementation_library = program.library;
-    if (!program.library.empty())
+    if (!program.library.empty()) {
         run_.env.emplace_back(course::testing::implementation_symbols_variable,
                               implementation_symbols_file(run_).string());
+        run_.env.emplace_back(course::testing::student_device_code_variable, device_code_dir(run_).string());
+    }
     run_.gpu_recorder = m.gpu_recorder;
     // Only where it was built: a build of other targets alone may lack it.
     if (std::error_code ec; fs::is_regular_file(m.threads_only_launcher, ec))

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <fstream>
 #include <future>
 #include <map>
 #include <mutex>
@@ -15,6 +16,7 @@
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/harness.hpp"
 #include "course/testing/kernel_profile.hpp"
+#include "evidence/device_code.hpp"
 #include "evidence/kernel_profile.hpp"
 #include "run/concurrent_judge.hpp"
 #include "run/test_processes.hpp"
@@ -54,6 +56,18 @@ void write_implementation_symbols(const run_options& options) {
     const auto table = implementation_symbols_file(options);
     const exit_status nm = run_command({nm_program->string(), "-A", "-P", options.implementation_library.string()}, table);
     if (nm.signaled || nm.code != 0) std::filesystem::remove(table, ec);
+}
+
+// The device code of the student's library, for the judge's replay of timed
+// calls; where it cannot be read, a file that says why (the judge quotes it).
+void write_device_code_for_judge(const run_options& options) {
+    if (options.implementation_library.empty()) return;
+    const auto folder = device_code_dir(options);
+    const device_code_result written = write_device_code(options.implementation_library, folder);
+    if (written.error.empty()) return;
+    std::error_code ec;
+    std::filesystem::create_directories(folder, ec);
+    std::ofstream(folder / course::testing::unreadable_device_code_file) << written.error << '\n';
 }
 
 // Nsight Compute, and the kernels compiled into the student's library and
@@ -119,6 +133,7 @@ graded_run judge_graded_tests(const run_options& given) {
     std::filesystem::create_directories(options.log_dir);
     clear_run_files(options);
     write_implementation_symbols(options);
+    write_device_code_for_judge(options);
     graded_run run;
     const std::vector<listed_test> listed = [&] {
         const step_timings::measure timed(options.timings, "listing the graded tests (the judge's program)");

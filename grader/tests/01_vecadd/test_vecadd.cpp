@@ -145,6 +145,7 @@ GRADED_PERF_TEST(VecAdd, Bandwidth, 2, "bandwidth >= 60% of this GPU's copy band
     };
     work.call = [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); };
     work.output = c.view();
+    work.arrays = {a.view(), b.view(), c.view()};
     expect_bandwidth_share(
         work, 3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.60,

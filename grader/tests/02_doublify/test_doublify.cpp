@@ -421,6 +421,7 @@ GRADED_PERF_TEST(Doublify, Bandwidth, 2,
     work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) { course::testing::fill_fresh(a.view(), seed, s); };
     work.call = [&](cudaStream_t stream) { lesson02::doublify(view, dim3(32, 8), stream); };
     work.output = a.view();
+    work.arrays = {a.view()};
     expect_bandwidth_share(
         work, 2.0 * n * sizeof(float),  // every element read once and written once
         n * sizeof(float), 0.40,

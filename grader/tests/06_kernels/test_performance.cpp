@@ -39,6 +39,7 @@ GRADED_PERF_TEST(Performance, MultiplyAddBandwidth, 2,
     };
     work.call = [&](cudaStream_t s) { lesson06::multiply_add(x1.view(), x2.view(), 0.5f, y.view(), 256, s); };
     work.output = y.view();
+    work.arrays = {x1.view(), x2.view(), y.view()};
     expect_bandwidth_share(
         work, 3.0 * n * sizeof(float),  // two reads, one write
         n * sizeof(float), 0.70,
@@ -55,6 +56,7 @@ GRADED_PERF_TEST(Performance, SumBandwidth, 2, "sum, 2^28 floats: >= 45% of this
     work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) { fill_fresh(x.view(), seed, s); };
     work.call = [&](cudaStream_t s) { lesson06::sum(x.view(), out.view(), s); };
     work.output = out.view();
+    work.arrays = {x.view(), out.view()};
     work.tolerance = sum_tolerance;
     expect_bandwidth_share(
         work, 1.0 * n * sizeof(float),  // one read; the result is 4 bytes
@@ -75,6 +77,7 @@ GRADED_PERF_TEST(Performance, L2NormBandwidth, 1, "l2_norm, 2^28 floats: >= 45% 
     work.fresh_inputs = [&](std::uint64_t seed, cudaStream_t s) { fill_fresh(x.view(), seed, s); };
     work.call = [&](cudaStream_t s) { lesson06::l2_norm(x.view(), out.view(), s); };
     work.output = out.view();
+    work.arrays = {x.view(), out.view()};
     work.tolerance = sum_tolerance;
     expect_bandwidth_share(
         work, 1.0 * n * sizeof(float), n * sizeof(float), 0.45,

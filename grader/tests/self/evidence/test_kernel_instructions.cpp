@@ -96,6 +96,25 @@ TEST(KernelInstructions, SharedMemoryAndBarriersAreSeen) {
     EXPECT_TRUE(tiled.synchronization);
 }
 
+// The judge's check of a replay (course_harness_count_far) counts with
+// generic atomics, which could reach shared memory: the harness's kernels
+// are not the code under test, and are not read.
+TEST(KernelInstructions, TheHarnesssOwnKernelsAreNotRead) {
+    const auto seen = grader::read_kernel_instructions(std::string(vecadd_sass) + R"sass(
+	code for sm_90
+		Function : _ZN6course7testing12_GLOBAL__N_124course_harness_count_farENS_11device_spanIKfEES4_dPy
+	.headerflags	@"EF_CUDA_TEXMODE_UNIFIED EF_CUDA_64BIT_ADDRESS EF_CUDA_SM90 EF_CUDA_VIRTUAL_SM(EF_CUDA_SM90)"
+        /*0000*/                   RED.E.ADD.64.STRONG.GPU desc[UR4][R2.64], R4 ;   /* 0x000000040200798e */
+                                                                             /* 0x000fe2000c10e584 */
+        /*0010*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;             /* 0x0000000000007b1d */
+                                                                             /* 0x000fec0000010000 */
+		..........
+)sass");
+    EXPECT_EQ(seen.kernels, 3);
+    EXPECT_FALSE(seen.shared_memory);
+    EXPECT_FALSE(seen.synchronization);
+}
+
 TEST(KernelInstructions, EachKindOfInstructionIsTold) {
     struct example {
         const char* instruction;

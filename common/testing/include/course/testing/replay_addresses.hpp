@@ -50,6 +50,13 @@ public:
     // memory (left as it is in a kernel's arguments).
     std::optional<std::uint64_t> translate(const recorded_address& a, const scratch_for& scratch) const;
 
+    // The same for the `bytes` bytes from `a` (a copy's or a memset's), only
+    // where every one of them lies in one of the test's arrays, or in the
+    // student's allocation that `a` lies in: nullopt where they do not (the
+    // replay never writes outside the memory it maps).
+    std::optional<std::uint64_t> translate_range(const recorded_address& a, std::uint64_t bytes,
+                                                 const scratch_for& scratch) const;
+
 private:
     std::vector<placed_array> student_, judge_;
 };

@@ -58,9 +58,13 @@ namespace course::testing {
 // time limit too, so that a call that waits for the held stream (a
 // cudaDeviceSynchronize inside it, say) is only slowed down, never hung.
 // Destroying the hold releases it and waits for the stream.
+//
+// The replay of a timed call (call_replay.hpp) holds its stream with no
+// margin: everything it queues then starts back to back once released.
 class stream_hold {
 public:
-    explicit stream_hold(cudaStream_t stream);
+    static constexpr unsigned long long default_margin_ns = 10'000'000;  // 10 ms
+    explicit stream_hold(cudaStream_t stream, unsigned long long margin_ns = default_margin_ns);
     ~stream_hold();
     stream_hold(const stream_hold&) = delete;
     stream_hold& operator=(const stream_hold&) = delete;

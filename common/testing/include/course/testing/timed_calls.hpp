@@ -9,6 +9,7 @@
 //   };
 //   work.call = [&](cudaStream_t s) { lesson01::vecadd(a.view(), b.view(), c.view(), 256, s); };
 //   work.output = c.view();
+//   work.arrays = {a.view(), b.view(), c.view()};
 //   const std::optional<double> ms = time_calls(work);  // GPU time per call
 //
 // Every one of the `repetitions` calls must do its work, and show it:
@@ -17,12 +18,21 @@
 // - After each call the output is read at positions drawn once the call has
 //   returned, which its code cannot know; the judge checks them against the
 //   reference solution's answer to the same inputs.
-// - The time is the GPU's: from the first piece of work the call caused to
-//   the last one's end, on every stream and in every context, including work
-//   still running when the call returned (the harness waits for the whole
-//   device before it marks the call's end). The grader's recorder
-//   (gpu_record.hpp) writes it down, and the judge reads it; the median
-//   call's time is the figure.
+// - The grader's recorder (gpu_record.hpp) writes down what each call asked
+//   of the GPU: its launches (kernel, shape, argument bytes), copies and
+//   memsets, and the GPU's own times.
+// - Where the test names its arrays (`arrays`), the time is the judge's:
+//   it replays each call in its own process from the student's compiled
+//   device code (call_replay.hpp), on the same fresh inputs, with its own
+//   copies of the arrays and of any scratch memory, held to the reference's
+//   answer in every element, and times the replay on the GPU. No code of the
+//   student's runs on the host while it does. The median replay is the
+//   figure.
+// - Otherwise (lesson03's kernel, compiled while the program runs; lesson05's
+//   overlap) it is the record's: from the first piece of work the call
+//   caused to the last one's end, on every stream and in every context,
+//   including work still running when the call returned (the harness waits
+//   for the whole device before it marks the call's end).
 //
 // Where it runs:
 // - In the student's program (recording): makes the calls, records the
@@ -40,6 +50,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "course/device_span.hpp"
 #include "course/testing/gpu_record.hpp"
@@ -59,6 +70,10 @@ struct timed_calls {
     // How far a value may stray from the reference's, relative to its size
     // (at least 1): sums of many elements round differently.
     double tolerance = 1e-5;
+    // Every array the call is handed, the output among them, in the same
+    // order in every program: the judge replays the call on its own copies
+    // of them. Empty: the call is not replayed, and its time is the record's.
+    std::vector<device_span<const float>> arrays;
 };
 
 std::optional<double> time_calls(const timed_calls& work);

@@ -1,0 +1,108 @@
+#pragma once
+// The judge's replay of one timed call: what the student's call asked the
+// GPU to do (gpu_record.hpp's recorded_op, written by the grader's recorder
+// in the student's process), done again in the judge's process from the
+// student's own device code (student_modules.hpp), on the judge's copies of
+// the test's arrays (replay_addresses.hpp). The judge times the replay, not
+// the call: no code of the student's runs on the host here, so nothing can
+// rewrite the clock or the record, and work done anywhere but in the
+// launches, copies and memsets the call made is not in the replay at all.
+//
+// In order, on one stream. What the replay does not redo: host code between
+// the steps (a value read back and used on the host), and streams running
+// side by side (lesson05's overlap is graded from the record, TRUST.md).
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "course/device_array.hpp"
+#include "course/pinned_array.hpp"
+#include "course/testing/gpu_record.hpp"
+#include "course/testing/replay_addresses.hpp"
+#include "course/testing/student_modules.hpp"
+
+namespace course::testing {
+
+// Memory of the judge's own for each device allocation the call used
+// outside the test's arrays (its scratch, or a cache kept from an earlier
+// call): made at the first use, at most `budget_bytes` in all, and filled
+// with a pattern before every replay, so that what an earlier call left
+// there is gone.
+class replay_scratch {
+public:
+    explicit replay_scratch(std::uint64_t budget_bytes) : budget_(budget_bytes) {}
+    // The judge's address for the student's allocation (base, size).
+    std::uint64_t operator()(std::uint64_t base, std::uint64_t size);
+    void fill_with_pattern(cudaStream_t stream);
+
+private:
+    std::uint64_t budget_, used_ = 0;
+    std::map<std::pair<std::uint64_t, std::uint64_t>, device_array<std::uint8_t>> made_;
+};
+
+// Why a call could not be replayed, in words that finish "...could not be
+// replayed: ".
+struct replay_refused : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class call_replay {
+public:
+    call_replay(const student_modules& modules, const replay_addresses& addresses, replay_scratch& scratch)
+        : modules_(modules), addresses_(addresses), scratch_(scratch) {}
+    ~call_replay();
+    call_replay(const call_replay&) = delete;
+    call_replay& operator=(const call_replay&) = delete;
+
+    // Makes ready every op of `call`, in order, the student's addresses moved
+    // onto the judge's memory: kernels found, scratch and host memory
+    // allocated (allocating may wait for the GPU, so none of it happens in
+    // queue()). Throws replay_refused for an op it cannot replay faithfully
+    // (a kernel that is not in the student's device code, arguments that do
+    // not fit the kernel, a copy outside the memory mapped, what the
+    // recorder could not follow). Call it after the modules were reloaded.
+    void prepare(const gpu_repetition& call);
+
+    // Queues what prepare() made ready on `stream`; waits for nothing.
+    // Throws replay_refused where the driver refuses a launch.
+    void queue(cudaStream_t stream);
+
+private:
+    // One op, ready to queue.
+    struct step {
+        recorded_op::kind what = recorded_op::kind::launch;
+        std::string kernel;  // a launch: its name, for messages
+        student_kernel function;
+        std::uint32_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+        std::uint32_t shared_bytes = 0;
+        std::vector<std::uint8_t> args;
+        void* to = nullptr;
+        const void* from = nullptr;
+        std::uint64_t bytes = 0;
+        std::uint8_t byte = 0;
+        cudaMemcpyKind direction = cudaMemcpyDeviceToDevice;
+    };
+
+    const student_modules& modules_;
+    const replay_addresses& addresses_;
+    replay_scratch& scratch_;
+    std::vector<step> steps_;
+    std::vector<pinned_array<std::uint8_t>> host_memory_;
+};
+
+// How many values of `got` are not `expected` within `tolerance` (relative
+// to the value, at least 1), and the first of them: the replay's output
+// checked on the GPU, every element.
+struct far_values {
+    std::uint64_t count = 0;
+    std::uint64_t first = 0;
+};
+far_values count_far_values(device_span<const float> got, device_span<const float> expected, double tolerance,
+                            cudaStream_t stream);
+
+}  // namespace course::testing

@@ -1,0 +1,66 @@
+#pragma once
+// The student's device code, loaded into the judge's own process: what the
+// judge replays a timed call from (call_replay.hpp). The grader takes each
+// object's fat binary out of the student's library (grader/src/evidence/
+// device_code.hpp) into a folder the student's program cannot write, and
+// names it in COURSE_STUDENT_DEVICE_CODE. The kernels launched here are the
+// ones the build compiled from the submission; nothing of the student's
+// host code runs in this process.
+//
+// The driver API is reached through the runtime (driver_entry_point.hpp):
+// test programs do not link libcuda, so they start on machines without a
+// driver.
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace course::testing {
+
+struct student_kernel {
+    CUfunction function = nullptr;
+    // The bytes its parameters take (the end of the last), where the driver
+    // could say; nullopt where it could not.
+    std::optional<std::size_t> argument_bytes;
+};
+
+class student_modules {
+public:
+    // The fat binaries the grader handed over; nullptr and `why_not` where
+    // there are none (outside the grader, a grader without libelf, a
+    // library with no device code).
+    static std::unique_ptr<student_modules> from_grader(std::string& why_not);
+
+    // Each image: one object's fat binaries, as nvcc embedded them.
+    explicit student_modules(std::vector<std::string> images);
+    ~student_modules();
+    student_modules(const student_modules&) = delete;
+    student_modules& operator=(const student_modules&) = delete;
+
+    // Loads every image anew, so that each module's __device__ variables
+    // hold their initial values again; false and `why_not` where none of
+    // them loads on this GPU. Kernels found before are then gone.
+    bool reload(std::string& why_not);
+
+    // The kernel of that (mangled) name in the modules loaded, ready to run
+    // (loaded onto the GPU now, not at its first launch); nullopt where
+    // none has it.
+    std::optional<student_kernel> kernel(const std::string& mangled) const;
+
+    // Launches `kernel` with `arguments` laid out as the kernel takes them.
+    CUresult launch(const student_kernel& kernel, const std::uint32_t grid[3], const std::uint32_t block[3],
+                    std::uint32_t shared_bytes, std::vector<std::uint8_t>& arguments, cudaStream_t stream) const;
+
+private:
+    struct driver;
+    void unload();
+    std::vector<std::string> images_;
+    std::vector<CUmodule> loaded_;
+    const driver& driver_;
+};
+
+}  // namespace course::testing

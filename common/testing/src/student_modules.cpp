@@ -1,0 +1,172 @@
+#include "course/testing/student_modules.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "course/driver_entry_point.hpp"
+#include "course/error.hpp"
+#include "course/testing/harness.hpp"
+
+namespace course::testing {
+
+namespace {
+
+template <class Fn>
+Fn driver_function(const char* symbol, unsigned since = 12000) {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult found{};
+    CUDA_CHECK(course::driver_entry_point(symbol, &fn, &found, since));
+    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
+        throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
+    return reinterpret_cast<Fn>(fn);
+}
+
+// A fat binary starts with this header (fatbinary.h of the toolkit's own
+// tools; the layout has not changed since CUDA 4): the image the driver reads.
+struct fat_header {
+    std::uint32_t magic;
+    std::uint16_t version;
+    std::uint16_t header_bytes;
+    std::uint64_t fat_bytes;
+};
+constexpr std::uint32_t fat_magic = 0xBA55ED50;
+
+// The fat binaries of one `.nv_fatbin` section, one after another (an
+// object holds one; a section joined from several holds more), each aligned
+// to 8 bytes.
+std::vector<std::string> fat_binaries(const std::string& section) {
+    std::vector<std::string> found;
+    std::size_t at = 0;
+    while (at + sizeof(fat_header) <= section.size()) {
+        fat_header h;
+        std::memcpy(&h, section.data() + at, sizeof h);
+        if (h.magic != fat_magic || h.header_bytes < sizeof h) break;
+        const std::uint64_t total = std::uint64_t{h.header_bytes} + h.fat_bytes;
+        if (total > section.size() - at) break;
+        found.push_back(section.substr(at, total));
+        at += (total + 7) / 8 * 8;
+    }
+    return found;
+}
+
+std::string file_bytes(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream bytes;
+    bytes << in.rdbuf();
+    return bytes.str();
+}
+
+}  // namespace
+
+struct student_modules::driver {
+    decltype(&cuModuleLoadData) load = driver_function<decltype(&cuModuleLoadData)>("cuModuleLoadData");
+    decltype(&cuModuleUnload) unload = driver_function<decltype(&cuModuleUnload)>("cuModuleUnload");
+    decltype(&cuModuleGetFunction) get_function =
+        driver_function<decltype(&cuModuleGetFunction)>("cuModuleGetFunction");
+    decltype(&cuFuncGetParamInfo) param_info =
+        driver_function<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo", 12040);
+    decltype(&cuFuncLoad) load_function = driver_function<decltype(&cuFuncLoad)>("cuFuncLoad", 12040);
+    decltype(&cuLaunchKernel) launch = driver_function<decltype(&cuLaunchKernel)>("cuLaunchKernel");
+
+    static const driver& get() {
+        static const driver d;
+        return d;
+    }
+};
+
+std::unique_ptr<student_modules> student_modules::from_grader(std::string& why_not) {
+    const char* named = std::getenv(student_device_code_variable);
+    if (!named || !*named) {
+        why_not = "the grader named no device code of yours (this program was not started by the grader)";
+        return nullptr;
+    }
+    const std::filesystem::path folder = named;
+    std::error_code ec;
+    if (std::filesystem::exists(folder / unreadable_device_code_file, ec)) {
+        std::string said = file_bytes(folder / unreadable_device_code_file);
+        while (!said.empty() && (said.back() == '\n' || said.back() == ' ')) said.pop_back();
+        why_not = "the grader could not read the device code of your library: " + said.substr(0, 500);
+        return nullptr;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+        if (entry.path().extension() == ".fatbin") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::vector<std::string> images;
+    for (const auto& file : files)
+        for (auto& image : fat_binaries(file_bytes(file))) images.push_back(std::move(image));
+    if (images.empty()) {
+        why_not = "your library holds no device code (no kernel was compiled into it)";
+        return nullptr;
+    }
+    return std::make_unique<student_modules>(std::move(images));
+}
+
+student_modules::student_modules(std::vector<std::string> images)
+    : images_(std::move(images)), driver_(driver::get()) {}
+
+student_modules::~student_modules() { unload(); }
+
+void student_modules::unload() {
+    for (CUmodule m : loaded_) driver_.unload(m);
+    loaded_.clear();
+}
+
+bool student_modules::reload(std::string& why_not) {
+    unload();
+    CUresult last = CUDA_SUCCESS;
+    for (const std::string& image : images_) {
+        CUmodule module = nullptr;
+        // An object built for other GPUs only has nothing for this one.
+        if (const CUresult r = driver_.load(&module, image.data()); r != CUDA_SUCCESS) {
+            last = r;
+            continue;
+        }
+        loaded_.push_back(module);
+    }
+    if (!loaded_.empty()) return true;
+    why_not = "none of your library's device code loads on this GPU (CUDA driver error " +
+              std::to_string(static_cast<int>(last)) + "): it was built for other GPUs";
+    return false;
+}
+
+std::optional<student_kernel> student_modules::kernel(const std::string& mangled) const {
+    for (CUmodule module : loaded_) {
+        student_kernel k;
+        if (driver_.get_function(&k.function, module, mangled.c_str()) != CUDA_SUCCESS) continue;
+        driver_.load_function(k.function);
+        std::size_t end = 0;
+        bool read = true;
+        for (std::size_t i = 0;; ++i) {
+            std::size_t offset = 0, size = 0;
+            const CUresult r = driver_.param_info(k.function, i, &offset, &size);
+            if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+            if (r != CUDA_SUCCESS || i > 32 * 1024) {
+                read = false;
+                break;
+            }
+            end = std::max(end, offset + size);
+        }
+        if (read) k.argument_bytes = end;
+        return k;
+    }
+    return std::nullopt;
+}
+
+CUresult student_modules::launch(const student_kernel& kernel, const std::uint32_t grid[3],
+                                 const std::uint32_t block[3], std::uint32_t shared_bytes,
+                                 std::vector<std::uint8_t>& arguments, cudaStream_t stream) const {
+    std::size_t size = arguments.size();
+    void* extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, arguments.data(), CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+                     CU_LAUNCH_PARAM_END};
+    // A kernel without parameters takes no buffer.
+    return driver_.launch(kernel.function, grid[0], grid[1], grid[2], block[0], block[1], block[2], shared_bytes,
+                          reinterpret_cast<CUstream>(stream), nullptr, size > 0 ? extra : nullptr);
+}
+
+}  // namespace course::testing
