@@ -52,13 +52,21 @@ float fresh_value(std::uint64_t seed, std::size_t i) { return value_at(seed, i);
 std::vector<float> read_at(device_span<const float> data, const std::vector<std::uint64_t>& positions) {
     std::vector<float> values(positions.size());
     if (positions.empty()) return values;
-    const device_array<std::uint64_t> where = device_array<std::uint64_t>::from_host(positions);
-    device_array<float> found(positions.size());
+    // Kept for the next read (a timed test reads twice a call, 20 calls):
+    // allocating and freeing device memory each time waits for the GPU.
+    thread_local device_array<std::uint64_t> where;
+    thread_local device_array<float> found;
+    if (where.size() < positions.size()) {
+        where = device_array<std::uint64_t>(positions.size());
+        found = device_array<float>(positions.size());
+    }
+    CUDA_CHECK(cudaMemcpy(where.data(), positions.data(), positions.size() * sizeof(std::uint64_t),
+                          cudaMemcpyHostToDevice));
     constexpr unsigned threads = 128;
     course_harness_gather<<<blocks_for(positions.size(), threads), threads>>>(data, where.data(), positions.size(),
                                                                              found.data());
     CUDA_CHECK(cudaGetLastError());
-    found.to_host(values.data(), values.size());
+    CUDA_CHECK(cudaMemcpy(values.data(), found.data(), values.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return values;
 }
 

@@ -23,20 +23,22 @@ __global__ void course_harness_count_far(device_span<const float> got, device_sp
 
 }  // namespace
 
-far_values count_far_values(device_span<const float> got, device_span<const float> expected, double tolerance,
-                            cudaStream_t stream) {
+far_values far_value_counter::count(device_span<const float> got, device_span<const float> expected,
+                                   double tolerance, cudaStream_t stream) {
     if (got.size() != expected.size()) return {got.size(), 0};
-    const unsigned long long start[2] = {0, ~0ull};
-    device_array<unsigned long long> result(2);
-    CUDA_CHECK(cudaMemcpyAsync(result.data(), start, sizeof start, cudaMemcpyHostToDevice, stream));
+    seen_.data()[0] = 0;
+    seen_.data()[1] = ~0ull;
+    CUDA_CHECK(cudaMemcpyAsync(result_.data(), seen_.data(), 2 * sizeof(unsigned long long), cudaMemcpyHostToDevice,
+                               stream));
     const unsigned threads = 256;
     const unsigned blocks = std::max(1u, std::min(blocks_for(got.size(), threads), 4096u));
-    course_harness_count_far<<<blocks, threads, 0, stream>>>(got, expected, tolerance, result.data());
+    course_harness_count_far<<<blocks, threads, 0, stream>>>(got, expected, tolerance, result_.data());
     CUDA_CHECK(cudaGetLastError());
-    unsigned long long seen[2] = {0, 0};
-    CUDA_CHECK(cudaMemcpyAsync(seen, result.data(), sizeof seen, cudaMemcpyDeviceToHost, stream));
+    CUDA_CHECK(cudaMemcpyAsync(seen_.data(), result_.data(), 2 * sizeof(unsigned long long), cudaMemcpyDeviceToHost,
+                               stream));
     CUDA_CHECK(cudaStreamSynchronize(stream));
-    return {seen[0], seen[0] ? seen[1] : 0};
+    const unsigned long long count = seen_.data()[0], first = seen_.data()[1];
+    return {count, count ? first : 0};
 }
 
 }  // namespace course::testing

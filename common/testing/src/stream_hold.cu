@@ -39,19 +39,29 @@ __global__ void course_harness_hold_stream(device_span<const unsigned> released,
 // still be held when it returns. The flag lives in pinned host memory, which
 // the GPU reads directly (with unified addressing every pinned allocation is
 // mapped).
-stream_hold::stream_hold(cudaStream_t stream, unsigned long long margin_ns) : stream_(stream), released_(1) {
-    released_[0] = 0;
+stream_hold::stream_hold(cudaStream_t stream, unsigned long long margin_ns)
+    : stream_(stream), own_flag_(1), released_(own_flag_.data()) {
+    start(margin_ns);
+}
+
+stream_hold::stream_hold(cudaStream_t stream, pinned_array<unsigned>& flag, unsigned long long margin_ns)
+    : stream_(stream), released_(flag.data()) {
+    start(margin_ns);
+}
+
+void stream_hold::start(unsigned long long margin_ns) {
+    *static_cast<volatile unsigned*>(released_) = 0;
     void* flag = nullptr;
-    CUDA_CHECK(cudaHostGetDevicePointer(&flag, released_.data(), 0));
-    course_harness_hold_stream<<<1, 1, 0, stream>>>(device_span<const unsigned>(static_cast<const unsigned*>(flag), 1),
-                                                    margin_ns);
+    CUDA_CHECK(cudaHostGetDevicePointer(&flag, released_, 0));
+    course_harness_hold_stream<<<1, 1, 0, stream_>>>(
+        device_span<const unsigned>(static_cast<const unsigned*>(flag), 1), margin_ns);
     CUDA_CHECK(cudaGetLastError());
 }
 
 void stream_hold::release() noexcept {
     // volatile: the store is made now, not kept in a register; the GPU's reads
     // over the bus see the host's caches.
-    *static_cast<volatile unsigned*>(released_.data()) = 1;
+    *static_cast<volatile unsigned*>(released_) = 1;
     std::atomic_thread_fence(std::memory_order_seq_cst);
 }
 

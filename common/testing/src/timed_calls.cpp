@@ -298,6 +298,8 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
     float* output = const_cast<float*>(work.output.data());  // the test's own array
     const std::size_t output_bytes = work.output.size() * sizeof(float);
     device_array<float> replayed(work.output.size());
+    pinned_array<unsigned> hold_flag(1);
+    far_value_counter counter;
     replay_findings findings;
     std::vector<double> ms;
     // New inputs, which the student's program never saw: a value its host
@@ -325,7 +327,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         // to back, without the judge's own launch gaps in its time.
         event_timer timer;
         try {
-            stream_hold hold(stream, 0);
+            stream_hold hold(stream, hold_flag, 0);
             timer.start(stream);
             replay.queue(stream);
             timer.stop(stream);
@@ -340,7 +342,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
         work.fresh_inputs(inputs, stream);
         work.call(stream);
-        const far_values far = count_far_values(replayed.view(), work.output, work.tolerance, stream);
+        const far_values far = counter.count(replayed.view(), work.output, work.tolerance, stream);
         if (far.count == 0) continue;
         if (findings.wrong++ == 0) {
             const auto got = read_at(replayed.view(), {far.first});

@@ -97,12 +97,20 @@ private:
 
 // How many values of `got` are not `expected` within `tolerance` (relative
 // to the value, at least 1), and the first of them: the replay's output
-// checked on the GPU, every element.
+// checked on the GPU, every element. Its memory is made once, for every
+// replay of a test.
 struct far_values {
     std::uint64_t count = 0;
     std::uint64_t first = 0;
 };
-far_values count_far_values(device_span<const float> got, device_span<const float> expected, double tolerance,
-                            cudaStream_t stream);
+class far_value_counter {
+public:
+    far_values count(device_span<const float> got, device_span<const float> expected, double tolerance,
+                     cudaStream_t stream);
+
+private:
+    device_array<unsigned long long> result_{2};
+    pinned_array<unsigned long long> seen_{2};
+};
 
 }  // namespace course::testing

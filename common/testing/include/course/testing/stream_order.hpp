@@ -65,6 +65,10 @@ class stream_hold {
 public:
     static constexpr unsigned long long default_margin_ns = 10'000'000;  // 10 ms
     explicit stream_hold(cudaStream_t stream, unsigned long long margin_ns = default_margin_ns);
+    // The same with a flag in pinned memory of the caller's, made once for
+    // many holds (allocating pinned memory takes a while, freeing it waits
+    // for the whole GPU).
+    stream_hold(cudaStream_t stream, pinned_array<unsigned>& flag, unsigned long long margin_ns);
     ~stream_hold();
     stream_hold(const stream_hold&) = delete;
     stream_hold& operator=(const stream_hold&) = delete;
@@ -74,8 +78,10 @@ public:
     void release() noexcept;
 
 private:
+    void start(unsigned long long margin_ns);
     cudaStream_t stream_;
-    pinned_array<unsigned> released_;  // host memory the kernel polls
+    pinned_array<unsigned> own_flag_;  // where the caller gave none
+    unsigned* released_;               // host memory the kernel polls
 };
 
 // One input of the call: where it lives on the device, the values it holds
