@@ -27,11 +27,12 @@ __global__ void matmul_tiled_kernel(const_matrix a, const_matrix b, matrix c) {
     //   4. __syncthreads() again before the next step overwrites the tiles.
     // Finally store the sum(s) that lie inside C.
     //
-    // The performance test wants at least twice the speed of your naive
-    // version. One element of C per thread rarely gets there (see the
-    // README); let each thread compute several, for example with a 32 x 8
+    // The performance test wants at least 80% of the speed of the textbook
+    // tiled kernel (16 x 16 tiles, one element of C per thread), timed on
+    // your GPU in the same run: the plain form of the technique passes.
+    // Letting each thread compute several elements (for example a 32 x 8
     // block where each thread computes rows ty, ty + 8, ty + 16, ty + 24 of
-    // one column.
+    // one column) goes faster still: see the README.
 }
 
 }  // namespace lesson07
