@@ -15,18 +15,17 @@
 #include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/stream.hpp"
-#include "course/testing/call_replay.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/graded.hpp"
-#include "course/testing/performance.hpp"
-#include "course/testing/replay_addresses.hpp"
-#include "course/testing/stream_order.hpp"
-#include "course/testing/student_modules.hpp"
 #include "course/timing.hpp"
+#include "replayed_calls.hpp"
 
 namespace course::testing {
+
+using detail::placement;
+using detail::replay_calls;
 
 namespace {
 
@@ -71,22 +70,6 @@ const char* built_recorder() {
 
 // The seed of repetition k's inputs; the warm-up call gets the last one.
 std::uint64_t inputs_seed(int k) { return seed() * 1000 + static_cast<std::uint64_t>(k + 1); }
-
-// Where the test's arrays lie in this process: address and bytes of each.
-std::vector<std::uint64_t> placement(const timed_calls& work) {
-    std::vector<std::uint64_t> words;
-    for (const auto& a : work.arrays) {
-        words.push_back(reinterpret_cast<std::uint64_t>(a.data()));
-        words.push_back(a.size() * sizeof(float));
-    }
-    return words;
-}
-
-std::vector<placed_array> as_placed(const std::vector<std::uint64_t>& words) {
-    std::vector<placed_array> arrays;
-    for (std::size_t i = 0; i + 1 < words.size(); i += 2) arrays.push_back({words[i], words[i + 1]});
-    return arrays;
-}
 
 // Drawn from the operating system's entropy once the call has returned: the
 // code under test cannot know them in advance.
@@ -266,104 +249,6 @@ std::optional<gpu_record> judge_calls(const timed_calls& work, cudaStream_t stre
     const std::string nonce = grader_nonce(work);
     if (nonce.empty()) return std::nullopt;
     return checked_record(work, evidence_file_for_this_test(gpu_record_suffix), nonce);
-}
-
-// What the judge saw of its replays' outputs.
-struct replay_findings {
-    int wrong = 0;
-    std::string first;  // the first wrong value, in words
-};
-
-// The judge's time: each call replayed from the student's device code on
-// the judge's own arrays (call_replay.hpp), checked against the reference in
-// every element, timed on the GPU. Nullopt after saying why.
-std::optional<double> replay_calls(const timed_calls& work, const gpu_record& record,
-                                   const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream) {
-    auto refuse = [&](const std::string& why) -> std::optional<double> {
-        ADD_FAILURE() << "the speed of " << work.name << " could not be graded: " << why
-                      << ".\nThe judge times your kernels by launching them again in its own process, as your call "
-                         "launched them, on new inputs (TRUST.md, item 9).";
-        return std::nullopt;
-    };
-    if (!record.calls_followed)
-        return refuse(fmt::format("the recorder could not follow what the calls asked of the GPU (CUPTI error {})",
-                                  record.cupti_error));
-    const replay_addresses addresses(as_placed(student_arrays), as_placed(placement(work)));
-    std::string why;
-    if (!addresses.match(why)) return refuse("the record of the test's arrays is not the test's: " + why);
-    const auto modules = student_modules::from_grader(why);
-    if (!modules) return refuse(why);
-    replay_scratch scratch(gpu_memory_budget() / 4);
-    call_replay replay(*modules, addresses, scratch);
-    float* output = const_cast<float*>(work.output.data());  // the test's own array
-    const std::size_t output_bytes = work.output.size() * sizeof(float);
-    device_array<float> replayed(work.output.size());
-    pinned_array<unsigned> hold_flag(1);
-    far_value_counter counter;
-    replay_findings findings;
-    std::vector<double> ms;
-    // New inputs, which the student's program never saw: a value its host
-    // code worked out and handed to the GPU (a copy's recorded bytes) is
-    // wrong for them.
-    std::random_device entropy;
-    const std::uint64_t replay_seeds = (std::uint64_t{entropy()} << 32) | entropy();
-    for (int k = 0; k < work.repetitions; ++k) {
-        const std::uint64_t inputs = replay_seeds + 1000 * static_cast<std::uint64_t>(k);
-        // The output holds NaN, the scratch a pattern, every module its
-        // __device__ variables' first values, the L2 cache no persisting
-        // lines: nothing is left from an earlier call. Then the new inputs.
-        CUDA_CHECK(cudaMemsetAsync(output, 0xFF, output_bytes, stream));
-        work.fresh_inputs(inputs, stream);
-        scratch.fill_with_pattern(stream);
-        // A GPU without persisting L2 lines (before Ampere) has none to clear.
-        if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
-        if (!modules->reload(why)) return refuse(why);
-        try {
-            replay.prepare(record.repetitions[static_cast<std::size_t>(k)]);
-        } catch (const replay_refused& e) {
-            return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
-        }
-        CUDA_CHECK(cudaDeviceSynchronize());
-        // Everything queued behind a hold, then let go: the replay runs back
-        // to back, without the judge's own launch gaps in its time.
-        event_timer timer;
-        try {
-            stream_hold hold(stream, hold_flag, 0);
-            timer.start(stream);
-            replay.queue(stream);
-            timer.stop(stream);
-        } catch (const replay_refused& e) {
-            return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
-        }
-        if (const cudaError_t ran = cudaStreamSynchronize(stream); ran != cudaSuccess)
-            return refuse(fmt::format("replaying call {} failed on the GPU ({}: {})", k + 1, cudaGetErrorName(ran),
-                                      cudaGetErrorString(ran)));
-        ms.push_back(timer.elapsed().count());
-        // The reference on the same inputs, compared in every element.
-        CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
-        work.fresh_inputs(inputs, stream);
-        work.call(stream);
-        const far_values far = counter.count(replayed.view(), work.output, work.tolerance, stream);
-        if (far.count == 0) continue;
-        if (findings.wrong++ == 0) {
-            const auto got = read_at(replayed.view(), {far.first});
-            const auto expected = read_at(work.output, {far.first});
-            findings.first = fmt::format("in replay {}, {} of {} elements were wrong; element {}: the reference gives "
-                                         "{}, the replay gave {}",
-                                         k + 1, far.count, work.output.size(), far.first, expected[0], got[0]);
-        }
-    }
-    if (findings.wrong > 0) {
-        ADD_FAILURE() << fmt::format(
-            "replaying what your calls launched did not compute {}: in {} of {} replays the output was wrong.\n{}.\n"
-            "The judge launches your kernels again in its own process, exactly as your call launched them, on new "
-            "inputs, and times that. A call whose answer depends on anything but the kernels' arguments and the "
-            "test's arrays (a value kept in device memory from an earlier call, a result finished on the host, "
-            "work left for later) does not replay to the right answer, so its speed cannot be graded.",
-            work.name, findings.wrong, work.repetitions, findings.first);
-        return std::nullopt;
-    }
-    return summarize(ms).median;
 }
 
 // Outside the grader, with the recorder the build made: the calls recorded
