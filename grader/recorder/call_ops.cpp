@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "course/testing/param_layout.hpp"
 #include "record_file.hpp"
 
 namespace course_recorder {
@@ -69,24 +70,8 @@ void write_op(json op) {
 
 void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"why", why}}); }
 
-// Where each parameter of `function` lies in its arguments' bytes (offset,
-// size); the driver's error where not even the first could be read (a kernel
-// that takes none gives CUDA_ERROR_INVALID_VALUE too).
-using param_layout = std::vector<std::pair<std::size_t, std::size_t>>;
-template <class Handle>
-CUresult layout_of(CUresult (*info)(Handle, std::size_t, std::size_t*, std::size_t*), Handle handle,
-                   param_layout& layout) {
-    layout.clear();
-    // A kernel's parameters fit in 32 KiB, a byte each at least.
-    for (std::size_t i = 0; i < 32 * 1024; ++i) {
-        std::size_t offset = 0, size = 0;
-        const CUresult r = info(handle, i, &offset, &size);
-        if (r != CUDA_SUCCESS) return i == 0 ? r : CUDA_SUCCESS;  // past the last parameter
-        if (offset + size > 32 * 1024) return CUDA_ERROR_INVALID_VALUE;
-        layout.emplace_back(offset, size);
-    }
-    return CUDA_ERROR_INVALID_VALUE;
-}
+using course::testing::param_layout;
+using course::testing::read_param_layout;
 
 // The runtime launches a kernel of a program's own through the handle it
 // registered, a CUkernel (seen on the H200 with CUDA 13: cuFuncGetParamInfo
@@ -94,9 +79,9 @@ CUresult layout_of(CUresult (*info)(Handle, std::size_t, std::size_t*, std::size
 // module loaded by hand gives a CUfunction. The driver checks the handle's
 // kind, so asking both is safe.
 CUresult layout_of(CUfunction function, param_layout& layout) {
-    const CUresult as_function = layout_of(&cuFuncGetParamInfo, function, layout);
+    const CUresult as_function = read_param_layout(&cuFuncGetParamInfo, function, layout);
     if (as_function != CUDA_ERROR_INVALID_HANDLE) return as_function;
-    return layout_of(&cuKernelGetParamInfo, reinterpret_cast<CUkernel>(function), layout);
+    return read_param_layout(&cuKernelGetParamInfo, reinterpret_cast<CUkernel>(function), layout);
 }
 
 // The bytes of a launch's arguments, laid out as the kernel takes them, and

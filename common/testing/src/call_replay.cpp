@@ -30,8 +30,6 @@ call_replay::~call_replay() = default;
 
 namespace {
 
-std::string kernel_words(const std::string& mangled) { return readable_kernel_name(mangled); }
-
 void* judge_pointer(const recorded_address& a, std::uint64_t bytes, const replay_addresses& addresses,
                     replay_scratch& scratch, const char* what) {
     const auto moved = addresses.translate_range(a, bytes, std::ref(scratch));
@@ -58,10 +56,10 @@ void call_replay::prepare(const gpu_repetition& call) {
                     throw replay_refused(fmt::format(
                         "it launched {}, which is not compiled into your library (a library's kernel, or one "
                         "compiled while the program ran)",
-                        kernel_words(op.kernel)));
+                        readable_kernel_name(op.kernel)));
                 if (kernel->argument_bytes && *kernel->argument_bytes != op.args.size())
                     throw replay_refused(fmt::format("the record gives {} {} bytes of arguments, and it takes {}",
-                                                     kernel_words(op.kernel), op.args.size(),
+                                                     readable_kernel_name(op.kernel), op.args.size(),
                                                      *kernel->argument_bytes));
                 s.kernel = op.kernel;
                 s.function = *kernel;
@@ -116,7 +114,7 @@ void call_replay::queue(cudaStream_t stream) {
                     throw replay_refused(fmt::format(
                         "launching {} as the call did ({} x {} x {} blocks of {} x {} x {} threads) failed (CUDA "
                         "driver error {})",
-                        kernel_words(s.kernel), s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
+                        readable_kernel_name(s.kernel), s.grid[0], s.grid[1], s.grid[2], s.block[0], s.block[1], s.block[2],
                         static_cast<int>(r)));
                 break;
             case recorded_op::kind::memset: CUDA_CHECK(cudaMemsetAsync(s.to, s.byte, s.bytes, stream)); break;

@@ -11,25 +11,16 @@
 #include <string>
 #include <utility>
 
-#include "course/driver_entry_point.hpp"
 #include "course/driver_error.hpp"
+#include "driver_function.hpp"
 
 namespace course::testing {
 
 namespace {
 
-// The driver's virtual memory functions, found through the runtime (as
-// driver_error.cpp does) so that no test program links libcuda: each starts
-// on a machine without a driver and says so.
-template <class Fn>
-Fn driver_function(const char* symbol) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(course::driver_entry_point(symbol, &fn, &found));
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-        throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
-    return reinterpret_cast<Fn>(fn);
-}
+// The driver's virtual memory functions (driver_function.hpp: no test
+// program links libcuda).
+using detail::driver_function;
 
 struct vmm {
     decltype(&cuMemGetAllocationGranularity) granularity =

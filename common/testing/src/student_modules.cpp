@@ -8,23 +8,15 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "course/driver_entry_point.hpp"
-#include "course/error.hpp"
 #include "course/testing/harness.hpp"
+#include "course/testing/param_layout.hpp"
+#include "driver_function.hpp"
 
 namespace course::testing {
 
 namespace {
 
-template <class Fn>
-Fn driver_function(const char* symbol, unsigned since = 12000) {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult found{};
-    CUDA_CHECK(course::driver_entry_point(symbol, &fn, &found, since));
-    if (found != cudaDriverEntryPointSuccess || fn == nullptr)
-        throw std::runtime_error(std::string("the CUDA driver has no ") + symbol);
-    return reinterpret_cast<Fn>(fn);
-}
+using detail::driver_function;
 
 // A fat binary starts with this header (fatbinary.h of the toolkit's own
 // tools; the layout has not changed since CUDA 4): the image the driver reads.
@@ -140,19 +132,11 @@ std::optional<student_kernel> student_modules::kernel(const std::string& mangled
         student_kernel k;
         if (driver_.get_function(&k.function, module, mangled.c_str()) != CUDA_SUCCESS) continue;
         driver_.load_function(k.function);
-        std::size_t end = 0;
-        bool read = true;
-        for (std::size_t i = 0;; ++i) {
-            std::size_t offset = 0, size = 0;
-            const CUresult r = driver_.param_info(k.function, i, &offset, &size);
-            if (r == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
-            if (r != CUDA_SUCCESS || i > 32 * 1024) {
-                read = false;
-                break;
-            }
-            end = std::max(end, offset + size);
-        }
-        if (read) k.argument_bytes = end;
+        param_layout layout;
+        const CUresult r = read_param_layout(driver_.param_info, k.function, layout);
+        // CUDA_ERROR_INVALID_VALUE with nothing read: a kernel that takes no parameters.
+        if (r == CUDA_SUCCESS || (r == CUDA_ERROR_INVALID_VALUE && layout.empty()))
+            k.argument_bytes = argument_bytes(layout);
         return k;
     }
     return std::nullopt;
