@@ -46,7 +46,6 @@ json graded_list() {
                          {"kind", t.kind == test_kind::performance ? "performance" : "correctness"},
                          {"gpu", t.needs_gpu},
                          {"alone", t.alone},
-                         {"profiled", t.profiled},
                          {"kernel_speed", t.kernel_speed}});
     }
     return {{"tests", tests}};

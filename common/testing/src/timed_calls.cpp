@@ -14,11 +14,13 @@
 
 #include "course/device_array.hpp"
 #include "course/error.hpp"
+#include "course/pinned_array.hpp"
 #include "course/stream.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/stream_order.hpp"
 #include "course/timing.hpp"
 #include "replayed_calls.hpp"
 
@@ -308,6 +310,30 @@ std::optional<double> time_calls(const timed_calls& work) {
     if (!work.arrays.empty()) return replay_calls(work, *record, student_arrays, stream);
     std::vector<double> ms;
     for (const auto& r : record->repetitions) ms.push_back(static_cast<double>(r.span()) / 1e6);
+    return summarize(ms).median;
+}
+
+double time_yardstick(const timed_calls& work) {
+    const course::stream stream;
+    warm_up(work, stream);
+    pinned_array<unsigned> hold_flag(1);
+    std::vector<double> ms;
+    for (int k = 0; k < work.repetitions; ++k) {
+        work.fresh_inputs(inputs_seed(k), stream);
+        // As before a replay (replayed_calls.cpp); a GPU without persisting
+        // L2 lines has none to clear.
+        if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        event_timer timer;
+        {
+            stream_hold hold(stream, hold_flag, 0);
+            timer.start(stream);
+            work.call(stream);
+            timer.stop(stream);
+        }
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        ms.push_back(timer.elapsed().count());
+    }
     return summarize(ms).median;
 }
 

@@ -34,29 +34,10 @@ std::vector<std::string> csv_fields(const std::string& line) {
     return fields;
 }
 
-// "6,208" in `unit` -> nanoseconds; nullopt when it is not a time.
-std::optional<double> nanoseconds(const std::string& value, const std::string& unit) {
-    const std::optional<double> number = ncu_number(value);
-    if (!number) return std::nullopt;
-    const double v = *number;
-    if (unit == "ns" || unit == "nsecond") return v;
-    if (unit == "us" || unit == "usecond") return v * 1e3;
-    if (unit == "ms" || unit == "msecond") return v * 1e6;
-    if (unit == "s" || unit == "second") return v * 1e9;
-    return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<fs::path> find_ncu() { return find_cuda_tool("COURSE_NCU", "ncu"); }
 std::optional<fs::path> find_cuobjdump() { return find_cuda_tool("COURSE_CUOBJDUMP", "cuobjdump"); }
-
-std::vector<std::string> ncu_command(const fs::path& ncu, const fs::path& csv_file) {
-    return {ncu.string(),       "--csv",         "--metrics",       "gpu__time_duration.sum",
-            "--print-units",    "base",          "--print-kernel-base", "mangled",
-            "--clock-control",  "none",          "--cache-control", "none",
-            "--log-file",       csv_file.string()};
-}
 
 std::vector<ncu_row> ncu_csv_rows(const std::string& text) {
     std::vector<ncu_row> rows;
@@ -105,16 +86,6 @@ std::optional<double> ncu_number(const std::string& field) {
     return v;
 }
 
-std::vector<kernel_launch> parse_ncu_csv(const std::string& text) {
-    std::vector<kernel_launch> launches;
-    for (const auto& row : ncu_csv_rows(text)) {
-        if (field_of(row, "Metric Name") != "gpu__time_duration.sum") continue;
-        if (const auto ns = nanoseconds(field_of(row, "Metric Value"), field_of(row, "Metric Unit")))
-            launches.push_back({field_of(row, "Kernel Name"), *ns});
-    }
-    return launches;
-}
-
 std::map<std::string, std::string> parse_kernel_symbols(const std::string& text) {
     std::map<std::string, std::string> kernels;
     std::string source;  // of the member being listed
@@ -154,24 +125,5 @@ kernel_sources kernel_sources_of(const std::optional<fs::path>& cuobjdump, const
     sources.test_program = kernels_compiled_in(*cuobjdump, tests_program, log_dir / "program-kernels.txt");
     return sources;
 }
-
-nlohmann::json attribute_launches(const std::vector<kernel_launch>& launches,
-                                  const std::map<std::string, std::string>& own,
-                                  const std::map<std::string, std::string>& test_program) {
-    nlohmann::json list = nlohmann::json::array();
-    for (const auto& l : launches) {
-        nlohmann::json entry{{"kernel", l.kernel}, {"ns", l.ns}};
-        if (const auto it = own.find(l.kernel); it != own.end()) {
-            entry["origin"] = "own";
-            entry["source"] = it->second;
-        } else {
-            entry["origin"] = test_program.count(l.kernel) ? "harness" : "foreign";
-        }
-        list.push_back(entry);
-    }
-    return {{"profiled", true}, {"launches", list}};
-}
-
-nlohmann::json no_profile(const std::string& reason) { return {{"profiled", false}, {"reason", reason}}; }
 
 }  // namespace grader

@@ -1,9 +1,7 @@
 #pragma once
-// Which kernels ran during a test, and where their code came from, as Nsight
-// Compute saw them from outside the student's program: the grader's side of
-// course/testing/kernel_profile.hpp. The judge reads the file this writes.
-#include <nlohmann/json.hpp>
-
+// Reading what Nsight Compute and cuobjdump print: ncu's CSV reports (the
+// explanations' profiles, profile_evidence.hpp and kernel_metrics.hpp) and
+// the kernels compiled into the student's library and the test program.
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -16,11 +14,6 @@ namespace grader {
 std::optional<std::filesystem::path> find_ncu();
 // cuobjdump, which lists the kernels compiled into a library or program.
 std::optional<std::filesystem::path> find_cuobjdump();
-
-// The arguments that put a program under ncu: one metric (each kernel's GPU
-// time), clocks and caches left as they are (the same conditions as a run
-// without the profiler), names as compiled, every kernel.
-std::vector<std::string> ncu_command(const std::filesystem::path& ncu, const std::filesystem::path& csv_file);
 
 // ncu's --csv output, its "details" page: a row per kernel launch and
 // metric, each as column name -> field ("Kernel Name", "Metric Name",
@@ -37,14 +30,6 @@ const std::string& field_of(const ncu_row& row, const std::string& column);
 // A field's number as ncu writes it ("1,073,775,360" -> 1073775360);
 // nullopt for "n/a" and the like.
 std::optional<double> ncu_number(const std::string& field);
-
-struct kernel_launch {
-    std::string kernel;  // mangled, as compiled
-    double ns = 0;       // its GPU time
-};
-// ncu's --csv output: one launch per row, in launch order. Rows that are not
-// a kernel's gpu__time_duration are skipped.
-std::vector<kernel_launch> parse_ncu_csv(const std::string& text);
 
 // `cuobjdump -symbols` output: each kernel (STO_ENTRY) and the archive member
 // it was compiled in, named as its source file ("matmul_tiled.cu").
@@ -63,14 +48,5 @@ struct kernel_sources {
 kernel_sources kernel_sources_of(const std::optional<std::filesystem::path>& cuobjdump,
                                  const std::filesystem::path& library, const std::filesystem::path& tests_program,
                                  const std::filesystem::path& log_dir);
-
-// The file the judge reads: each launch with its origin, "own" (compiled
-// from the student's library: `own` maps kernel to source file), "harness"
-// (compiled into the test program, not the library), or "foreign".
-nlohmann::json attribute_launches(const std::vector<kernel_launch>& launches,
-                                  const std::map<std::string, std::string>& own,
-                                  const std::map<std::string, std::string>& test_program);
-// The same file when no profile could be taken, with the reason.
-nlohmann::json no_profile(const std::string& reason);
 
 }  // namespace grader

@@ -9,10 +9,10 @@
 // hang running to its time limit, a long sanitizer rerun), new sharers may
 // go in beside that one: the timed run could not start before it leaves
 // anyway, and once it has, new sharers wait again. A run between two timed
-// tests of its own (the judge's check, the next process starting under
-// Nsight Compute) holds new sharers back the same way, or a flood of them
-// would go in during that second and it would wait for each to finish (on
-// an H200, lesson07's runs waited 11-24 s between their profiled tests).
+// tests of its own (the judge's check of the first) holds new sharers back
+// the same way, or a flood of them would go in during that moment and it
+// would wait for each to finish (on an H200, lesson07's runs once waited
+// 11-24 s between their timed tests).
 // Where the driver can pause a process's GPU work (gpu_pause.hpp), a timed
 // run does not wait for the sharers to leave: it pauses the processes of
 // every sharer that lets it (gpu_turn's watch_processes), for as long as its

@@ -30,10 +30,6 @@ struct run_options {
     // bubblewrap sandbox; the program and the evidence folder are shown in it.
     std::optional<std::filesystem::path> bwrap;
     sandbox_spec sandbox;
-    // Profiled performance tests (GRADED_PERF_TEST_PROFILED) run under Nsight
-    // Compute where it and cuobjdump are found (kernel_profile.hpp); false
-    // never profiles (the figures are then the test program's own).
-    bool profile_kernels = true;
     // The grader's GPU recorder (grader/recorder): the student's program loads
     // it for its timed tests, and the judge takes their time from its record
     // (course/testing/timed_calls.hpp). Empty: none was built, and the judge

@@ -14,7 +14,6 @@ struct listed_test {
     int points = 0;
     bool gpu = true;
     bool alone = false;     // needs the GPU to itself (it measures time)
-    bool profiled = false;  // its figures come from a profile of the student's kernels
     bool kernel_speed = false;  // it measures the student's kernels' speed (profile_evidence.hpp)
 };
 

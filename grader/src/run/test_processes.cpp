@@ -183,9 +183,8 @@ bool test_processes::run_one_process(child_process& child, process_refusals* ref
                 current = id;
                 if (on_start_) {
                     on_start_(id);
-                    // A timed test's wait for its turn (the GPU alone, and for a
-                    // profiled test "go" and the test before it) is its own
-                    // step, not part of the test's time.
+                    // A timed test's wait for its turn (the GPU alone) is its
+                    // own step, not part of the test's time.
                     if (clock::now() - last_mark > std::chrono::milliseconds(1))
                         timed(fmt::format("{}, waiting for its turn", id));
                 }

@@ -98,8 +98,7 @@ private:
     // where the launcher was built, and not under a tool: ncu and
     // compute-sanitizer start the program themselves and inject into it, and
     // on the H200 neither saw a kernel of a program they started through the
-    // launcher (their reruns explain; lesson07's speed tests under ncu are
-    // not covered until the judge replays them).
+    // launcher. Their reruns only explain: no grade comes from them.
     bool threads_only() const {
         return student_code() && tool_.empty() && !options_.threads_only_launcher.empty() &&
                process_refusals::available();

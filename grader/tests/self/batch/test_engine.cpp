@@ -509,8 +509,8 @@ TEST(BatchTimeline, GivesTheGatesSpansToTheSubmissionBeingJudged) {
     EXPECT_GE(composed[0].spans[3].end - composed[0].spans[3].start, 0.015) << "shared for 20 ms";
 }
 
-// A run's timed test may wait for the GPU on a thread of its own (a process
-// under Nsight Compute) and be done on another (the judge's): its spans still
+// A run's timed test may wait for the GPU on a thread of its own and be done
+// on another (the judge's): its spans still
 // go to the submission the run was judging, and a later run at the same
 // address on another thread to its own.
 TEST(BatchTimeline, GivesARunsSpansFromItsOtherThreadsToItsSubmission) {

@@ -99,26 +99,6 @@ void start_helpers_during_a_test() {
 }
 }  // namespace
 
-// Writes the time (ns since the epoch) into `file`.
-void write_time(const std::string& file) {
-    const auto now = std::chrono::system_clock::now().time_since_epoch();
-    std::ofstream(file) << std::chrono::duration_cast<std::chrono::nanoseconds>(now).count();
-}
-
-// FAKE_PROFILE_MARKS=<folder>: in the student's program, a correctness test
-// takes 400 ms and then writes the time into <test>.end, so that processes
-// started beside it can be seen to have started before it ended.
-void lasts_a_while_with_marks(const std::string& test) {
-#ifndef FAKE_REFERENCE
-    if (const char* marks = std::getenv("FAKE_PROFILE_MARKS")) {
-        std::this_thread::sleep_for(std::chrono::milliseconds(400));
-        write_time(std::string(marks) + "/" + test + ".end");
-    }
-#else
-    (void)test;
-#endif
-}
-
 // FAKE_MARKS=<folder>: the judge leaves <folder>/<test>.judge as its test
 // body starts, and the student's program looks for it while it runs the same
 // test. A correctness test's judge starts at once (it works while the
@@ -153,7 +133,6 @@ void chatter(std::size_t bytes, std::size_t line) {
 // the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
-    lasts_a_while_with_marks("Passes");
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     start_helpers_during_a_test();
@@ -189,7 +168,6 @@ GRADED_HOST_TEST(Fake, Unfinished, 1, "a test of unfinished work") {
 GRADED_HOST_TEST(Fake, Last, 1, "the last test") {
     // Run after a failed test: the judge no longer works ahead.
     judge_leaves_mark("Last");
-    lasts_a_while_with_marks("Last");
     if (asked("FAKE_MARKS"))
         EXPECT_FALSE(judge_started("Last", std::chrono::milliseconds(300))) << "the judge worked ahead of a failure";
     const int got = course::testing::observe("answer", answer());
@@ -219,46 +197,3 @@ COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false
     EXPECT_GE(speed, 42) << "too slow";
 }
 
-// Speed tests of "kernels", which the grader profiles under ncu, each in a
-// process of its own, where it has ncu (test_runner.cpp gives it a stand-in).
-// FAKE_PROFILE_MARKS=<folder>: the student's program writes the time (ns
-// since the epoch) into <test>.start and <test>.end around 300 ms of "work",
-// and into <test>.exited after 300 ms more on its way out (as ncu writes its
-// report); the judge writes it into <test>.judged once it has checked the test.
-namespace {
-std::string exit_mark;  // where the slow exit leaves its time
-void slow_exit() {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    write_time(exit_mark);
-}
-void profiled_speed_test(const std::string& test) {
-    const char* marks = std::getenv("FAKE_PROFILE_MARKS");
-#ifndef FAKE_REFERENCE
-    // As a GPU test's fixture does: a timed test starts once the grader says
-    // it has the GPU to itself.
-    if (!course::testing::wait_for_gpu_alone()) GTEST_SKIP() << "not timed";
-    if (marks) {
-        write_time(std::string(marks) + "/" + test + ".start");
-        std::this_thread::sleep_for(std::chrono::milliseconds(300));
-        write_time(std::string(marks) + "/" + test + ".end");
-        exit_mark = std::string(marks) + "/" + test + ".exited";
-        std::atexit(slow_exit);
-    }
-#endif
-    const int speed = course::testing::observe("speed", answer());
-    if (course::testing::verdict_left_to_judge()) return;
-    EXPECT_GE(speed, 42) << "too slow";
-#ifdef FAKE_REFERENCE
-    if (marks) write_time(std::string(marks) + "/" + test + ".judged");
-#endif
-}
-}  // namespace
-
-#define FAKE_PROFILED_TEST(name, title)                                                                       \
-    COURSE_GRADED_TEST_P_(FakeKernel, name, 1, title, performance, false, true, true, true,                 \
-                          ::course::testing::host_test) {                                                    \
-        profiled_speed_test(#name);                                                                           \
-    }
-FAKE_PROFILED_TEST(First, "the first profiled speed test")
-FAKE_PROFILED_TEST(Second, "the second profiled speed test")
-FAKE_PROFILED_TEST(Third, "the third profiled speed test")

@@ -12,10 +12,6 @@
 // GRADED_PERF_TEST   performance points: judged against this GPU's own
 //                    measured limits, and only graded once every correctness
 //                    test passes.
-// GRADED_PERF_TEST_PROFILED  a performance test whose figures must be the
-//                    student's own kernels' (kernel_profile.hpp): where Nsight
-//                    Compute is installed, the grader runs it under ncu and
-//                    the judge takes the figures from what the profiler saw.
 // GRADED_PERF_TEST_SYSTEM  a performance test of what surrounds the kernels
 //                    (a cache, an allocator, streams overlapping work): a
 //                    failure is not explained by a profile of the kernels
@@ -41,7 +37,6 @@ struct graded_test_info {
     test_kind kind;
     bool needs_gpu;
     bool alone = false;     // needs the GPU to itself: it measures time
-    bool profiled = false;  // its figures come from a profile of the student's kernels
     bool kernel_speed = false;  // it measures the student's kernels' speed: a profile explains a failure
     std::string id() const { return suite + "." + name; }
 };
@@ -73,23 +68,21 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, profiled, kernel_speed, fixture) \
-    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(                 \
-        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, profiled, kernel_speed}); \
+#define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, kernel_speed, fixture) \
+    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(       \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed}); \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
 #define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture) \
-    COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, false, false, fixture)
+    COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, false, fixture)
 
 #define GRADED_TEST(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, false, ::course::testing::gpu_test)
 #define GRADED_TEST_ALONE(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
-    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, false, true, ::course::testing::gpu_test)
-#define GRADED_PERF_TEST_PROFILED(suite, name, points, title) \
-    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, true, true, ::course::testing::gpu_test)
+    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST_SYSTEM(suite, name, points, title) \
-    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, false, false, ::course::testing::gpu_test)
+    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, false, ::course::testing::gpu_test)
 #define GRADED_HOST_TEST(suite, name, points, title)                                 \
     COURSE_GRADED_TEST_(suite##Host, name, points, title, correctness, false, false, \
                         ::course::testing::host_test)

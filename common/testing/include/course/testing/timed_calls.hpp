@@ -78,6 +78,15 @@ struct timed_calls {
 
 std::optional<double> time_calls(const timed_calls& work);
 
+// A yardstick the judge measures beside the student's figure (lesson07's
+// textbook kernels, cuBLAS): `work.call` is the judge's own code, timed the
+// way a replay is, so that the two figures compare. Before each of
+// `repetitions` calls (after one untimed one): new inputs, no persisting L2
+// lines; the call queued behind a hold and timed with events on its stream.
+// Returns the median GPU time per call in milliseconds. Runs anywhere; only
+// the judge's figure counts.
+double time_yardstick(const timed_calls& work);
+
 // The same calls, for a test that grades more than a time (lesson05's
 // overlap, gpu_overlap.hpp): returns the record itself. In the judge, once
 // the outputs and the record passed every check above; nullopt in the
