@@ -12,7 +12,7 @@ namespace {
 
 std::optional<std::string> read_text(const fs::path& file) {
     std::ifstream in{file, std::ios::binary};
-    if (!in) return std::nullopt;
+    if (!in) return {};  // missing or unreadable
     std::ostringstream text;
     text << in.rdbuf();
     return text.str();

@@ -24,7 +24,7 @@ constexpr const char* untouched = "Your files are untouched.";
 
 std::optional<std::string> read_file(const fs::path& file) {
     std::ifstream in{file, std::ios::binary};
-    if (!in) return std::nullopt;
+    if (!in) return {};  // missing or unreadable
     std::ostringstream text;
     text << in.rdbuf();
     if (in.bad()) return std::nullopt;
