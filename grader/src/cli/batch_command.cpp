@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "batch/engine.hpp"
+#include "batch/memory_size.hpp"
 #include "batch/outputs.hpp"
 #include "batch/result_cache.hpp"
 #include "batch/selection.hpp"
@@ -46,24 +47,6 @@ void on_interrupt(int) {
         "\ngrader batch: stopping after the submissions in progress (Ctrl-C again to stop now; "
         "a rerun resumes)\n";
     [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
-}
-
-long long parse_memory(const std::string& text) {
-    std::size_t used = 0;
-    double number = 0;
-    try {
-        number = std::stod(text, &used);
-    } catch (const std::exception&) {
-        used = 0;
-    }
-    const std::string unit = text.substr(used);
-    const double scale = unit == "" || unit == "G" ? 1024.0 * 1024 * 1024
-                         : unit == "M"             ? 1024.0 * 1024
-                         : unit == "T"             ? 1024.0 * 1024 * 1024 * 1024
-                                                   : 0;
-    if (used == 0 || scale == 0 || number <= 0)
-        throw user_error(usage_error, fmt::format("--memory {}: write a size such as 16G or 4096M", text));
-    return static_cast<long long>(number * scale);
 }
 
 // The folders a student's build and tests must not see beyond the course's

@@ -4,14 +4,17 @@
 // expect.json says, with the diagnosis it names, and every textbook form in
 // grader/textbooks (the lesson's technique written plainly) gets full marks:
 // no speed threshold may ask for more than the lesson teaches.
+#include <fmt/chrono.h>
 #include <fmt/format.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <ctime>
 #include <fstream>
 #include <iostream>
 #include <sstream>
 
+#include "batch/measured_grading.hpp"
 #include "checkout/build.hpp"
 #include "checkout/context.hpp"
 #include "cli/commands.hpp"
@@ -98,8 +101,18 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         std::cout << fmt::format("\n{} · {}\n", lesson->id, lesson->title) << std::flush;
         const auto lesson_start = std::chrono::steady_clock::now();
         double evidence_seconds = 0;
+        // How long each graded run took: the Slurm engine's time limit.
+        measured_grading measured{lesson->id, device.summary(), fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))), args.timeout_s, 0, 0, ""};
         auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
+            const auto run_start = std::chrono::steady_clock::now();
             const lesson_report r = grade_variant(m, *lesson, variant, options);
+            const double run_seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - run_start).count();
+            ++measured.runs;
+            if (run_seconds > measured.slowest_s) {
+                measured.slowest_s = run_seconds;
+                measured.slowest = label;
+            }
             evidence_seconds += r.evidence_seconds;
             show({label, r.score(), r.max_score(), std::move(outcome), check(r), speed_figures(r)});
         };
@@ -133,6 +146,7 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         // Compute's profiles of failed tests, after every verdict was in.
         std::cout << fmt::format("{}: {:.0f} s, of which {:.0f} s explaining failures\n", lesson->id, seconds,
                                  evidence_seconds);
+        if (measured.runs > 0) save_measured_grading(m.build_dir, measured);
     }
     std::cout << (violations ? fmt::format("\nverify: {} problem(s)\n", violations) : "\nverify: all as expected\n");
     return violations ? some_failed : all_passed;

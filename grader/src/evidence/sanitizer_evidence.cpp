@@ -125,7 +125,8 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             if (reading.valid() && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
                 look_at_the_kernels();
             if (!plan.runs(tool, id)) continue;
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());
+            const auto not_running = options.not_running ? *options.not_running : clock::duration{};
+            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up + not_running - clock::now());
             if (left < std::chrono::seconds(5)) {
                 budget_spent = true;
                 break;

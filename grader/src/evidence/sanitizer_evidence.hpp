@@ -53,6 +53,10 @@ struct sanitizer_options {
     std::function<std::optional<kernel_instructions>(const std::atomic<bool>& give_up)> read_kernels;
     // How long the first racecheck or synccheck waits for that answer.
     std::chrono::milliseconds wait_for_kernels{500};
+    // Where set, the time the reruns so far spent not running: waiting for
+    // the GPU, or stopped for a timed test and done again (a batch's reruns
+    // yield to timed tests, gpu_gate.hpp). The budget does not count it.
+    const std::chrono::steady_clock::duration* not_running = nullptr;
 };
 
 // The budget for failing tests (a normal run: it delays every report with a

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 #include "course/testing/evidence.hpp"
@@ -41,8 +42,11 @@ public:
     // the word, evidence.hpp) and shares it again once the test has ended,
     // so that neither the tool's start-up nor the report it writes at the
     // end keeps other runs off the GPU.
+    // Where `stop` is given, the rerun ends as soon as it is set
+    // (test_processes::stop_when).
     void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
-             test_processes::env_list env = {}, gpu_turn* alone_while_testing = nullptr) {
+             test_processes::env_list env = {}, gpu_turn* alone_while_testing = nullptr,
+             const std::atomic<bool>* stop = nullptr) {
         const auto go = gpu_alone_word(rerun_, course::testing::evidence_file_name(id));
         if (alone_while_testing) {
             std::error_code ec;
@@ -53,6 +57,7 @@ public:
         test_processes under_tool(rerun_, options_.tests_program, "record", fmt::format("{}{}", log_prefix_, ++runs_),
                                   limit, std::move(env));
         under_tool.run_under(tool, reports());
+        under_tool.stop_when(stop);
         if (!alone_while_testing) {
             under_tool.run({id});
             return;
@@ -84,6 +89,8 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     plan.every_test = options.sanitize_every_test;
     plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;
     plan.per_rerun_limit = sanitizer_limit_factor * options.per_test_limit;
+    std::chrono::steady_clock::duration not_running{};
+    plan.not_running = &not_running;
     plan.read_kernels = [&](const std::atomic<bool>& give_up) {
         return kernel_instructions_of(find_cuobjdump(), options.tests_program, options.implementation_library,
                                       reruns.log_dir() / "program-sass.txt", &give_up);
@@ -91,9 +98,24 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     return add_sanitizer_evidence(
         tests, plan, reruns.reports(),
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
-            turn.let_waiting_runs_in();  // each rerun may take many seconds
-            reruns.run(id, tool, limit,
-                       {{course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()}});
+            // Feedback, never a grade, so it yields to timed tests (in a
+            // batch): it starts once none waits for the GPU, is stopped when
+            // one starts to wait, and is then done again from the start.
+            const test_processes::env_list env{
+                {course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()}};
+            const auto asked = std::chrono::steady_clock::now();
+            auto started = asked;
+            for (;;) {
+                std::atomic<bool> stop{false};
+                const bool whole = turn.rerun_yielding(
+                    [&] {
+                        started = std::chrono::steady_clock::now();
+                        reruns.run(id, tool, limit, env, nullptr, &stop);
+                    },
+                    [&stop] { stop = true; });
+                if (whole) break;
+            }
+            not_running += started - asked;  // the wait and the stopped attempts
         });
 }
 

@@ -1,6 +1,7 @@
 #include "run/gpu_gate.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace grader {
 
@@ -92,6 +93,45 @@ void gpu_gate::drop_sharer(ticket which) {
     if (const auto sharer = inside_.find(which); sharer != inside_.end()) close_span(gate_span::shared, sharer->second);
     inside_.erase(which);
     between_timed_.erase(which);
+    yielding_.erase(which);
+}
+
+gpu_gate::ticket gpu_gate::enter_yielding(std::function<void()> stop, const void* owner) {
+    std::unique_lock lock(mutex_);
+    open_span(gate_span::queued, owner);
+    for (;;) {
+        const auto now = std::chrono::steady_clock::now();
+        const auto ends = between_timed_ends();
+        if (!alone_ && waiting_alone_ == 0 && (!ends || now >= *ends)) break;
+        // Woken by any change, and when the last patience between timed tests runs out.
+        if (ends && *ends > now && !alone_ && waiting_alone_ == 0) changed_.wait_until(lock, *ends);
+        else changed_.wait(lock);
+    }
+    close_span(gate_span::queued, owner);
+    account();
+    const ticket mine = admit_sharer(owner);
+    yielding_[mine] = {std::move(stop), false};
+    return mine;
+}
+
+bool gpu_gate::leave_yielding(ticket which) {
+    std::lock_guard lock(mutex_);
+    const auto found = yielding_.find(which);
+    const bool stopped = found != yielding_.end() && found->second.stopped;
+    account();
+    drop_sharer(which);
+    changed_.notify_all();
+    return stopped;
+}
+
+std::vector<std::function<void()>> gpu_gate::stop_yielding_sharers() {
+    std::vector<std::function<void()>> stops;
+    for (auto& [which, sharer] : yielding_) {
+        if (sharer.stopped) continue;
+        sharer.stopped = true;
+        if (sharer.stop) stops.push_back(sharer.stop);
+    }
+    return stops;
 }
 
 void gpu_gate::leave_shared(ticket which) {
@@ -110,6 +150,13 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone, owner);
+    // No yielding sharer goes in from now (it waits for waiting_alone_), and
+    // those inside are stopped: they leave at once.
+    if (auto stops = stop_yielding_sharers(); !stops.empty()) {
+        lock.unlock();
+        for (const auto& stop : stops) stop();
+        lock.lock();
+    }
     for (;;) {
         if (!alone_ && !pausing_) {
             if (inside_.empty()) break;
@@ -322,13 +369,29 @@ gpu_turn::~gpu_turn() {
     if (!gate_) return;
     gate_->forget(this);
     if (alone_) gate_->leave_alone();
-    else gate_->leave_shared(ticket_);
+    else if (ticket_) gate_->leave_shared(*ticket_);
 }
 
 void gpu_turn::let_waiting_runs_in() {
     if (!gate_ || alone_) return;
-    gate_->leave_shared(ticket_);
+    if (ticket_) gate_->leave_shared(*std::exchange(ticket_, std::nullopt));
     ticket_ = gate_->enter_shared(this);
+}
+
+bool gpu_turn::rerun_yielding(const std::function<void()>& rerun, std::function<void()> stop) {
+    if (!gate_ || alone_) {
+        rerun();
+        return true;
+    }
+    if (ticket_) gate_->leave_shared(*std::exchange(ticket_, std::nullopt));
+    const gpu_gate::ticket mine = gate_->enter_yielding(std::move(stop), this);
+    try {
+        rerun();
+    } catch (...) {
+        gate_->leave_yielding(mine);
+        throw;
+    }
+    return !gate_->leave_yielding(mine);
 }
 
 bool gpu_turn::others_wait_to_be_alone() const {
@@ -340,7 +403,7 @@ void gpu_turn::alone() {
     // Its share goes as it begins to wait: two runs that both want to be
     // alone must not each hold a share the other waits for.
     if (places_) places_->lend();
-    gate_->enter_alone(this, ticket_);
+    gate_->enter_alone(this, std::exchange(ticket_, std::nullopt));
     if (places_) places_->take_back();
     alone_ = true;
 }

@@ -21,12 +21,19 @@
 // under compute-sanitizer) is waited for as before, and no sharer starts a
 // process while another run is alone. A paused run's time limits are
 // extended by the time it was paused.
+// An explanation's rerun (compute-sanitizer) is feedback, not a grade, so
+// it never holds up a timed test: it goes in only while no run waits to be
+// alone, is alone, or is between two timed tests of its own, and a run that
+// starts to wait stops every such rerun at once (enter_yielding); the
+// explainer does it again, from the start, once the GPU is free of timed
+// tests.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -71,6 +78,14 @@ public:
     // its timed tests) slips in between the two and is waited for.
     void enter_alone(const void* owner = nullptr, std::optional<ticket> leaving = std::nullopt);
     void leave_alone();
+    // A sharer that yields to timed runs (an explanation's rerun): it goes
+    // in once no run waits to be alone, is alone or is between two timed
+    // tests; from then until it leaves, a run that starts to wait calls
+    // `stop` (once, from its own thread, without the gate's lock), which
+    // must end the sharer's GPU work at once. leave_yielding says whether it
+    // was stopped: then its work is to be done again.
+    ticket enter_yielding(std::function<void()> stop, const void* owner = nullptr);
+    bool leave_yielding(ticket which);
 
     // The run `owner` registers every process it starts from now on, so it
     // may be paused (it never is otherwise).
@@ -117,6 +132,9 @@ private:
     ticket admit_sharer(const void* owner);  // one more inside, sharing (mutex held)
     void drop_sharer(ticket which);          // out, its span closed (mutex held)
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
+    // The stops of the yielding sharers not yet stopped, each marked
+    // stopped (mutex held; the caller calls them once it has let go).
+    std::vector<std::function<void()>> stop_yielding_sharers();
     // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
     // released while the driver works); true once they all are.
     bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);
@@ -128,6 +146,11 @@ private:
     mutable std::mutex mutex_;
     std::condition_variable changed_;
     std::map<ticket, const void*> inside_;  // the sharers' tickets, one per run inside, and their runs
+    struct yielding_sharer {
+        std::function<void()> stop;
+        bool stopped = false;
+    };
+    std::map<ticket, yielding_sharer> yielding_;  // those of inside_ that yield to timed runs
     int waiting_alone_ = 0;    // runs waiting to be alone: new sharers wait behind them
     // Sharers between two timed tests of theirs, and since when: new sharers
     // wait behind them too, for up to the patience.
@@ -188,6 +211,13 @@ public:
     void let_waiting_runs_in();
     // Whether another run waits to be alone now (false without a gate).
     bool others_wait_to_be_alone() const;
+    // An explanation's rerun, which yields to timed runs: the run gives up
+    // its share, goes in again as a yielding sharer (gpu_gate::enter_yielding),
+    // and calls `rerun` with `stop` armed. Returns false where a timed run
+    // stopped it: the caller does it again, from the start. Afterwards the
+    // run holds no share until let_waiting_runs_in() or another rerun.
+    // Without a gate, runs `rerun` and returns true.
+    bool rerun_yielding(const std::function<void()>& rerun, std::function<void()> stop);
 
     // How long this run's processes have been paused so far (their time
     // limits are extended by it).
@@ -209,7 +239,7 @@ public:
 private:
     gpu_gate* gate_;
     work_places* places_;
-    gpu_gate::ticket ticket_ = 0;
+    std::optional<gpu_gate::ticket> ticket_;  // the run's share; none while it holds none
     bool alone_ = false;
 };
 

@@ -67,6 +67,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         if (!second.empty())
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
+        if (stop_asked()) break;
         if (round > 0 && before_restart_) before_restart_();
         gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
         std::optional<process_refusals> refusals;
@@ -173,7 +174,9 @@ bool test_processes::run_one_process(child_process& child, process_refusals* ref
 
     for (;;) {
         bool ended = false;
-        const auto line = child.next_event(deadline, ended);
+        // Where the run may be stopped from outside, woken now and then to look.
+        const auto wake = stop_ ? std::min(deadline, clock::now() + stop_poll) : deadline;
+        const auto line = child.next_event(wake, ended);
         if (line) {
             const nlohmann::json event = nlohmann::json::parse(*line, nullptr, false);
             const std::string kind = event.is_object() ? string_field(event, "event") : "";
@@ -223,6 +226,16 @@ bool test_processes::run_one_process(child_process& child, process_refusals* ref
             }
             return true;
         }
+        if (stop_asked()) {
+            child.kill();
+            child.wait();
+            note_refused(refusals);
+            const std::string why = "stopped: a timed test needed the GPU, and this run was feedback";
+            if (current.empty()) mark_missing(remaining, results, why);
+            else finish(current, {test_status::crashed, {why}, elapsed_ms()});
+            return false;
+        }
+        if (clock::now() < deadline) continue;  // woken only to look for a stop
         if (options_.turn) {
             const auto paused = options_.turn->paused_for();
             if (paused > paused_counted) {

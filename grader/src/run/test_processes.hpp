@@ -5,6 +5,7 @@
 // last; each test gets one time limit; event lines are checked and capped
 // (test_events.hpp). A crash or a hang costs the test in flight; the rest
 // run in a fresh process.
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <functional>
@@ -66,6 +67,13 @@ public:
         tool_ = std::move(tool);
         tool_writable_ = std::move(writable);
     }
+
+    // Once `*flag` is true (set from any thread), the process running is
+    // killed within stop_poll, the test in flight ends "crashed" with the
+    // reason, and no other process starts: an explanation's rerun stopped
+    // for a timed test (gpu_gate::enter_yielding).
+    void stop_when(const std::atomic<bool>* flag) { stop_ = flag; }
+    static constexpr std::chrono::milliseconds stop_poll{50};
 
     // Hears of each test as it starts (before its time limit starts to run).
     void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
@@ -135,6 +143,8 @@ private:
     int ignored_ = 0;
     std::vector<std::string> refused_;
     std::set<std::string> watched_;
+    const std::atomic<bool>* stop_ = nullptr;
+    bool stop_asked() const { return stop_ && stop_->load(); }
 };
 
 }  // namespace grader

@@ -4,11 +4,15 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <cmath>
 #include <csignal>
 #include <iostream>
 #include <random>
 #include <utility>
 
+#include "batch/engine.hpp"
+#include "batch/measured_grading.hpp"
+#include "batch/memory_size.hpp"
 #include "batch/outputs.hpp"
 #include "batch/selection.hpp"
 #include "batch/similarity_report.hpp"
@@ -164,9 +168,24 @@ slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::s
     budget.per_test = std::chrono::seconds(args.timeout_s);
     budget.submissions = static_cast<int>(largest_chunk);
     budget.build_per_submission = std::chrono::seconds(args.build_timeout_s);
+    if (const auto measured = load_measured_grading(klass.course.build_dir, klass.lesson.id))
+        budget.grading_per_submission =
+            std::chrono::seconds(static_cast<long long>(std::ceil(seconds_per_submission(*measured, args.timeout_s))));
     spec.time_limit_minutes = o.time_limit_minutes > 0 ? o.time_limit_minutes : slurm_time_limit_minutes(budget);
     if (o.gpus_per_task > 0) spec.gres = fmt::format("gpu:{}", o.gpus_per_task);
     spec.cpus_per_task = o.cpus_per_task;
+    // Room for every program the task runs at once, each within --memory
+    // (unless the instructor asked for an amount with --sbatch-option).
+    const bool memory_asked = std::any_of(o.sbatch_options.begin(), o.sbatch_options.end(), [](const std::string& x) {
+        return x.rfind("--mem", 0) == 0;
+    });
+    if (!memory_asked) {
+        task_memory_budget memory;
+        memory.per_program_bytes = parse_memory(args.memory);
+        const int gpus = std::max(1, o.gpus_per_task);
+        memory.graders = (args.per_gpu > 0 ? args.per_gpu : graders_for(o.cpus_per_task, gpus)) * gpus;
+        spec.memory = slurm_task_memory(memory);
+    }
     spec.partition = o.partition;
     spec.account = o.account;
     spec.qos = o.qos;
@@ -178,6 +197,23 @@ slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::s
         spec.shared_paths.push_back(grader);  // a grader installed outside the build folder
     spec.made_by = fmt::format("grader batch {} {} --engine slurm", klass.lesson.id, klass.submissions_path.string());
     return spec;
+}
+
+// Where the tasks' time limit came from, in words for the instructor.
+std::string time_limit_source(const batch_class& klass, const batch_args& args, int minutes) {
+    if (args.slurm.time_limit_minutes > 0) return fmt::format("time limit {} min per task (--time-limit)", minutes);
+    if (const auto measured = load_measured_grading(klass.course.build_dir, klass.lesson.id))
+        return fmt::format(
+            "time limit {} min per task: each submission's build limit ({} s) and {:.0f}x the slowest graded run "
+            "that `grader verify {}` measured ({:.1f} s, {}, on {} on {}, with {} s a test), plus the task's setup",
+            minutes, args.build_timeout_s, measured_grading_margin, klass.lesson.id, measured->slowest_s,
+            measured->slowest, measured->gpu, measured->date, measured->timeout_s);
+    return fmt::format(
+        "time limit {} min per task: every test of every submission running to its {} s limit, as no time was "
+        "measured; `grader verify {}` on a GPU node of the partition measures them (into {}), for a limit "
+        "closer to what grading takes",
+        minutes, args.timeout_s, klass.lesson.id,
+        measured_grading_file(klass.course.build_dir, klass.lesson.id).parent_path().string());
 }
 
 // A second job over the same batch folder would grade the same students
@@ -376,6 +412,7 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     std::size_t largest_chunk = 0;
     for (const auto& chunk : record.chunks) largest_chunk = std::max(largest_chunk, chunk.size());
     record.spec = job_spec(klass, args, largest_chunk, tests.size());
+    std::cout << time_limit_source(klass, args, record.spec.time_limit_minutes) << "\n";
     record.spec.array_tasks = static_cast<int>(record.chunks.size());
     record.spec.task_command = task_command(klass, args, student_list, record.chunks.size(), seed);
     const fs::path script = slurm_dir / "grade.sbatch";

@@ -164,10 +164,17 @@ std::string slurm_batch_script(const slurm_job_spec& spec) {
 }
 
 int slurm_time_limit_minutes(const chunk_time_budget& budget) {
-    const auto per_submission = budget.per_test * budget.tests + budget.build_per_submission;
+    const auto grading = budget.grading_per_submission ? *budget.grading_per_submission : budget.per_test * budget.tests;
+    const auto per_submission = grading + budget.build_per_submission;
     const auto worst = per_submission * budget.submissions + budget.setup;
     const auto minutes = (worst.count() + 59) / 60;
     return static_cast<int>(std::max<long long>(minutes, 1));
+}
+
+std::string slurm_task_memory(const task_memory_budget& budget) {
+    constexpr long long gib = 1LL << 30;
+    const long long bytes = budget.per_program_bytes * 2 * std::max(1, budget.graders) + budget.rest_bytes;
+    return fmt::format("{}G", (bytes + gib - 1) / gib);
 }
 
 }  // namespace grader

@@ -5,6 +5,7 @@
 // which paths the nodes must share, and quotes every argument for bash.
 #include <chrono>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -30,7 +31,7 @@ struct slurm_job_spec {
     int time_limit_minutes = 60;         // per task (slurm_time_limit_minutes computes it)
     std::string gres;                    // "gpu:1"; empty: none (CPU-only lessons, tests)
     int cpus_per_task = 1;
-    std::string memory;                  // "16G"; empty: the partition's default
+    std::string memory;                  // "68G" (slurm_task_memory computes it); empty: the partition's default
     std::string partition, account, qos; // empty: the cluster's defaults
     std::vector<std::string> extra_options;  // passed through verbatim: "--constraint=h100"
     std::filesystem::path log_dir;       // each task's output: <log_dir>/<job>_<task>.out and .err
@@ -55,13 +56,30 @@ struct chunk_time_budget {
     int submissions = 1;                        // submissions per array task (the chunk size)
     std::chrono::seconds build_per_submission{300};  // compiling one student's code
     std::chrono::seconds setup{600};            // the task's own start: configuring the course in scratch
+    // Grading one submission, from measured times (measured_grading.hpp,
+    // margin included), instead of every test running to its limit.
+    std::optional<std::chrono::seconds> grading_per_submission;
 };
 
 // The task's time limit in whole minutes (Slurm counts in minutes), rounded
-// up: every test of every submission running until its own limit, plus each
-// build, plus the setup. A worst case on purpose: a task that Slurm kills at
-// this limit is hung or on a broken node, never merely slow, so the engine
-// may call it an infrastructure failure.
+// up: each submission's grading, from measured times where there are some
+// (three times the slowest run `grader verify` measured), otherwise every
+// test running until its own limit; plus each build, plus the setup. A task
+// Slurm kills at this limit is resubmitted by `grader batch collect`.
 int slurm_time_limit_minutes(const chunk_time_budget& budget);
+
+// What one array task may hold in memory at once, from which its --mem
+// follows: each of its graders runs the student's test program and the
+// judge side by side, each held to the per-program limit (`--memory`,
+// RLIMIT_DATA), and the grader itself, a build and the tools need a little
+// more. Slurm kills a task over its --mem; asking for less than the
+// programs may use would make a program within its limit a dead task.
+struct task_memory_budget {
+    long long per_program_bytes = 16LL << 30;
+    int graders = 2;                         // submissions graded at once in the task
+    long long rest_bytes = 4LL << 30;        // the grader, a build, compute-sanitizer
+};
+// In whole GiB, rounded up, as sbatch takes it: "68G".
+std::string slurm_task_memory(const task_memory_budget& budget);
 
 }  // namespace grader

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -14,10 +16,12 @@
 
 #include "batch/engine.hpp"
 #include "batch/explanation_queue.hpp"
+#include "batch/measured_grading.hpp"
 #include "batch/submission_build.hpp"
 #include "batch/timeline.hpp"
 #include "checkout/manifest.hpp"
 #include "course/cpus.hpp"
+#include "course/temp_dir.hpp"
 #include "run/gpu_gate.hpp"
 #include "run/gpu_pause.hpp"
 #include "run/work_places.hpp"
@@ -89,6 +93,86 @@ TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
     timed.join();
     gpu_turn alone(nullptr);
     alone.let_waiting_runs_in();  // no gate: nothing to do
+}
+
+// Explanations yield (issue: a class of 300 in 15 minutes), on a made-up
+// timeline, in ms from the start:
+//      0  a run explaining its failures starts a 1 s compute-sanitizer rerun
+//         (here a wait that ends early when stopped);
+//    100  another run's timed test starts to wait for the GPU alone: the
+//         rerun is stopped, and the timed test does not wait out its second;
+//         it holds the GPU alone for 200 ms;
+//  after  the rerun is done again, from the start, once the timed test is
+//         done, and runs whole.
+TEST(GpuGate, ATimedTestStopsARerunWhichIsDoneAgainAfterIt) {
+    using clock = std::chrono::steady_clock;
+    gpu_gate gate;
+    const auto t0 = clock::now();
+    auto now_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count(); };
+    std::atomic<long long> alone_from{-1}, alone_until{-1};
+    std::thread timed([&] {
+        std::this_thread::sleep_for(100ms);
+        gpu_turn turn(&gate);
+        turn.alone();
+        alone_from = now_ms();
+        std::this_thread::sleep_for(200ms);
+        alone_until = now_ms();
+    });  // leaves on destruction
+    struct attempt {
+        long long start = 0, end = 0;
+        bool whole = false;
+    };
+    std::vector<attempt> attempts;
+    gpu_turn explaining(&gate);
+    for (;;) {
+        std::atomic<bool> stop{false};
+        attempt a;
+        a.whole = explaining.rerun_yielding(
+            [&] {
+                a.start = now_ms();
+                for (int i = 0; i < 100 && !stop; ++i) std::this_thread::sleep_for(10ms);
+                a.end = now_ms();
+            },
+            [&stop] { stop = true; });
+        attempts.push_back(a);
+        if (a.whole || attempts.size() > 3) break;
+    }
+    timed.join();
+    ASSERT_EQ(attempts.size(), 2u) << "stopped once, then done whole";
+    EXPECT_FALSE(attempts[0].whole);
+    EXPECT_LT(attempts[0].end, 400) << "the rerun ran on after the timed test began to wait (at 100 ms)";
+    EXPECT_LT(alone_from, 400) << "the timed test waited for the rerun";
+    EXPECT_TRUE(attempts[1].whole);
+    EXPECT_GE(attempts[1].start, alone_until) << "the rerun was done again while the timed test held the GPU";
+    EXPECT_GE(attempts[1].end - attempts[1].start, 990) << "done again from the start";
+}
+
+// No rerun starts while a timed test waits for the GPU or holds it alone.
+TEST(GpuGate, ARerunWaitsForTimedTestsToBeDone) {
+    gpu_gate gate;
+    const auto sharer = gate.enter_shared();  // a correctness test the timed run waits for
+    std::atomic<bool> alone{false}, ran{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        std::this_thread::sleep_for(50ms);
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(30ms);  // the timed run waits now
+    std::thread explaining([&] {
+        const auto mine = gate.enter_yielding([] {});
+        ran = true;
+        EXPECT_FALSE(gate.leave_yielding(mine)) << "stopped with no timed run waiting";
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(ran) << "a rerun started while a timed run waited";
+    gate.leave_shared(sharer);
+    std::this_thread::sleep_for(20ms);
+    EXPECT_TRUE(alone);
+    EXPECT_FALSE(ran) << "a rerun started beside a timed run";
+    timed.join();
+    explaining.join();
+    EXPECT_TRUE(ran);
 }
 
 // A hang holds its share of the GPU up to its time limit, and a timed run
@@ -545,6 +629,29 @@ TEST(BatchTimeline, GivesARunsSpansFromItsOtherThreadsToItsSubmission) {
 }
 
 // The course's own build (this test's), lesson04: a lesson with two sources.
+// grader verify's measured times, kept in the build folder for the Slurm
+// engine: read back as written; scaled to a longer per-test limit (a hang
+// runs to it) and by the margin; a file for another lesson, or a damaged
+// one, is no measurement.
+TEST(MeasuredGrading, IsKeptInTheBuildFolderAndScaledToTheBatchsLimits) {
+    const course::temp_dir build("measured-grading");
+    EXPECT_FALSE(load_measured_grading(build.path(), "lesson07"));
+    save_measured_grading(build.path(), {"lesson07", "NVIDIA H200 (sm_90)", "2026-11-29T00:00:00Z", 15, 22, 12.5,
+                                         "mutant tiled_missing_sync_after_load"});
+    const auto read = load_measured_grading(build.path(), "lesson07");
+    ASSERT_TRUE(read);
+    EXPECT_EQ(read->runs, 22);
+    EXPECT_EQ(read->slowest, "mutant tiled_missing_sync_after_load");
+    EXPECT_DOUBLE_EQ(seconds_per_submission(*read, 15), 12.5 * 3);
+    EXPECT_DOUBLE_EQ(seconds_per_submission(*read, 60), 12.5 * 4 * 3) << "tests four times longer";
+    EXPECT_DOUBLE_EQ(seconds_per_submission(*read, 5), 12.5 * 3) << "never scaled down";
+    std::filesystem::copy_file(measured_grading_file(build.path(), "lesson07"),
+                               measured_grading_file(build.path(), "lesson01"));
+    EXPECT_FALSE(load_measured_grading(build.path(), "lesson01")) << "another lesson's times";
+    std::ofstream(measured_grading_file(build.path(), "lesson07")) << "{\"lesson\": \"lesson07\"";
+    EXPECT_FALSE(load_measured_grading(build.path(), "lesson07")) << "a damaged file";
+}
+
 TEST(SubmissionRecipe, RebuildsOnlyTheStudentsFilesAndTheLink) {
     const manifest m = load_manifest(GRADER_BUILD_DIR);
     const lesson_info* lesson = m.find("lesson04");

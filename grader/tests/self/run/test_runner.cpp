@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -189,6 +190,32 @@ TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
     // The timed run went in between the two processes: the run's second one
     // waited for it to be done.
     EXPECT_GT(run_ended - alone_at, std::chrono::milliseconds(450));
+}
+
+// A run told to stop (an explanation's rerun, stopped for a timed test):
+// the process in flight is killed at once, its test ends saying why, and no
+// other process starts.
+TEST(Runner, AStoppedRunKillsItsProcessAtOnceAndStartsNoOther) {
+    env_var hang("FAKE_HANG");
+    grader::run_options options = fake_options(20000);
+    std::atomic<bool> stop{false};
+    grader::test_processes processes(options, options.tests_program, "record", "stopped",
+                                     options.per_test_limit);
+    processes.stop_when(&stop);
+    std::thread stopper([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(300));
+        stop = true;
+    });
+    const auto started = std::chrono::steady_clock::now();
+    const auto results = processes.run({"FakeHost.Hangs", "FakeHost.Last"});
+    const auto took = std::chrono::steady_clock::now() - started;
+    stopper.join();
+    EXPECT_LT(took, std::chrono::seconds(3)) << "the hang ran on after the stop";
+    ASSERT_TRUE(results.count("FakeHost.Hangs"));
+    EXPECT_EQ(results.at("FakeHost.Hangs").status, test_status::crashed);
+    ASSERT_FALSE(results.at("FakeHost.Hangs").messages.empty());
+    EXPECT_NE(results.at("FakeHost.Hangs").messages[0].find("stopped: a timed test needed the GPU"), std::string::npos);
+    EXPECT_NE(results.at("FakeHost.Last").status, test_status::passed) << "a process started after the stop";
 }
 
 TEST(Runner, UnfinishedWorkIsNamed) {

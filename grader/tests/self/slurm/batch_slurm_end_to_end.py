@@ -113,6 +113,8 @@ def dry_run():
     check(result.returncode == 0, f"--dry-run exit code {result.returncode}")
     for line in ["#!/bin/bash", "#SBATCH --array=0-1%2\n", "#SBATCH --gres=gpu:1\n", "#SBATCH --requeue\n",
                  "#SBATCH --partition=gpu\n", "#SBATCH --account=cs101\n", "#SBATCH --constraint=h100\n",
+                 # two graders (4 CPUs), each a test program and a judge within --memory 16G, and 4G more
+                 "#SBATCH --mem=68G\n",
                  f"#SBATCH --output={out}/slurm/logs/%A_%a.out\n",
                  f"exec {pathlib.Path(grader).resolve()} --build-dir {pathlib.Path(build).resolve()} batch lesson04 "
                  f"{klass} -o {out} ", f"--only-students {out}/slurm/students.json",
@@ -122,6 +124,33 @@ def dry_run():
     students = json.loads((out / "slurm/students.json").read_text())
     check(students == ["compile_error", "dora", "skeleton", "solution"], f"students.json: {students}")
     check(not (out / "logs/slurm-job.json").exists(), "a dry run recorded a job")
+
+    # With no measured times, the limit is every test running to its limit, and the dry run says so.
+    check("as no time was measured" in result.stdout, "the dry run does not say where its time limit came from")
+    # With `grader verify`'s measured times, the limit comes from them: two submissions a task, each
+    # its 300 s build limit and 3 x 20 s x (60 s / 15 s a test), plus 600 s of setup: 28 minutes.
+    measured = pathlib.Path(build) / "measured-grading" / "lesson04.json"
+    kept = measured.read_text() if measured.exists() else None
+    try:
+        measured.parent.mkdir(parents=True, exist_ok=True)
+        measured.write_text(json.dumps({"lesson": "lesson04", "gpu": "NVIDIA H200 (sm_90)",
+                                        "date": "2026-11-29T00:00:00Z", "timeout_s": 15, "runs": 12,
+                                        "slowest_s": 20.0, "slowest": "mutant pool_never_trims"}))
+        timed = batch(klass, work / "timed-out", "--engine", "slurm", "--dry-run", "--chunk-size", "2")
+        check(timed.returncode == 0, f"--dry-run with measured times exit code {timed.returncode}")
+        check("#SBATCH --time=0:28:00\n" in timed.stdout and "slowest graded run" in timed.stdout,
+              "the time limit does not come from the measured times")
+    finally:
+        if kept is None:
+            measured.unlink(missing_ok=True)
+        else:
+            measured.write_text(kept)
+
+    # Memory asked for by the instructor is theirs: no second --mem.
+    asked = batch(klass, work / "mem-out", "--engine", "slurm", "--dry-run", "--sbatch-option=--mem=20G")
+    check(asked.returncode == 0, f"--dry-run with --mem exit code {asked.returncode}")
+    check("#SBATCH --mem=20G\n" in asked.stdout and "--mem=68G" not in asked.stdout,
+          "the instructor's --mem is not the only one")
 
     # The partition's GPUs, declared: a build without code for them is
     # refused before anything is written; one with code goes on.

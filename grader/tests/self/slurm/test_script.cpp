@@ -166,5 +166,29 @@ TEST(SlurmScript, TimeLimitIsTheWorstCaseRoundedUpToMinutes) {
     EXPECT_EQ(slurm_time_limit_minutes({2, seconds(30), 1, seconds(0), seconds(1)}), 2) << "61 s -> 2 minutes";
 }
 
+// From measured times, the tests' own limits do not count: 4 submissions,
+// each 120 s of grading and 300 s of build, plus 600 s of setup.
+TEST(SlurmScript, ATimeLimitFromMeasuredTimesCountsTheirGradingNotTheTestsLimits) {
+    using std::chrono::seconds;
+    chunk_time_budget budget{40, seconds(60), 4, seconds(300), seconds(600)};
+    EXPECT_EQ(slurm_time_limit_minutes(budget), 190) << "the worst case: 40 tests of 60 s";
+    budget.grading_per_submission = seconds(120);
+    EXPECT_EQ(slurm_time_limit_minutes(budget), 38);
+}
+
 }  // namespace
+// --mem fits every program a task runs at once, each at its --memory limit.
+TEST(SlurmScript, AsksForTheMemoryOfEveryProgramAtItsLimit) {
+    grader::task_memory_budget memory;
+    memory.per_program_bytes = 16LL << 30;
+    memory.graders = 2;  // each: a test program and its judge
+    EXPECT_EQ(grader::slurm_task_memory(memory), "68G");
+    memory.per_program_bytes = (3LL << 30) + 1;  // rounded up to whole GiB
+    memory.graders = 5;
+    EXPECT_EQ(grader::slurm_task_memory(memory), "35G");
+    slurm_job_spec spec = typical_spec();
+    spec.memory = grader::slurm_task_memory(memory);
+    EXPECT_NE(grader::slurm_batch_script(spec).find("#SBATCH --mem=35G\n"), std::string::npos);
+}
+
 }  // namespace grader

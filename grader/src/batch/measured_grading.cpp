@@ -1,0 +1,45 @@
+#include "batch/measured_grading.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <fstream>
+
+#include "system/atomic_file.hpp"
+
+namespace grader {
+
+std::filesystem::path measured_grading_file(const std::filesystem::path& build_dir, const std::string& lesson) {
+    return build_dir / "measured-grading" / (lesson + ".json");
+}
+
+void save_measured_grading(const std::filesystem::path& build_dir, const measured_grading& m) {
+    const nlohmann::json doc{{"lesson", m.lesson}, {"gpu", m.gpu},   {"date", m.date},       {"timeout_s", m.timeout_s},
+                             {"runs", m.runs},     {"slowest_s", m.slowest_s}, {"slowest", m.slowest}};
+    const auto file = measured_grading_file(build_dir, m.lesson);
+    std::filesystem::create_directories(file.parent_path());
+    write_file_atomically(file, doc.dump(2) + "\n");
+}
+
+std::optional<measured_grading> load_measured_grading(const std::filesystem::path& build_dir,
+                                                      const std::string& lesson) {
+    std::ifstream in(measured_grading_file(build_dir, lesson));
+    if (!in) return std::nullopt;
+    const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+    if (!doc.is_object()) return std::nullopt;
+    try {
+        measured_grading m{doc.at("lesson"), doc.at("gpu"), doc.at("date"), doc.at("timeout_s"),
+                           doc.at("runs"),   doc.at("slowest_s"), doc.at("slowest")};
+        if (m.lesson != lesson || m.timeout_s <= 0 || m.runs <= 0 || !(m.slowest_s > 0)) return std::nullopt;
+        return m;
+    } catch (const nlohmann::json::exception&) {
+        return std::nullopt;
+    }
+}
+
+double seconds_per_submission(const measured_grading& m, int timeout_s) {
+    const double longer_limits = std::max(1.0, static_cast<double>(timeout_s) / m.timeout_s);
+    return m.slowest_s * longer_limits * measured_grading_margin;
+}
+
+}  // namespace grader
