@@ -24,16 +24,35 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# Without them nothing builds; the rest CMake fetches (the libraries) or the
+# course does without (the sandbox, the zip reader, ...), saying so.
+required=(cmake ninja-build g++ python3)
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "setup: installing ${missing[*]}"
-  if [ "$(id -u)" -eq 0 ]; then sudo=(); elif command -v sudo > /dev/null; then sudo=(sudo); else
-    echo "setup: these packages are missing and there is no sudo: ${missing[*]}" >&2
-    echo "       install them as root: apt-get install ${missing[*]}" >&2
-    exit 1
+  can_install=yes
+  if [ "$(id -u)" -eq 0 ]; then sudo=()
+  elif command -v sudo > /dev/null && { sudo -n true 2> /dev/null || [ -t 0 ]; }; then sudo=(sudo)  # may ask for a password
+  else can_install=no
   fi
-  export DEBIAN_FRONTEND=noninteractive
-  "${sudo[@]}" apt-get update -qq
-  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+  if [ $can_install = yes ]; then
+    echo "setup: installing ${missing[*]}"
+    export DEBIAN_FRONTEND=noninteractive
+    "${sudo[@]}" apt-get update -qq
+    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+  else
+    blocking=()
+    for p in "${missing[@]}"; do
+      [[ " ${required[*]} " == *" $p "* ]] && blocking+=("$p")
+    done
+    if [ ${#blocking[@]} -gt 0 ]; then
+      echo "setup: nothing can be built without ${blocking[*]}, and there is no root or sudo here:" >&2
+      echo "       ask for them to be installed (apt-get install ${missing[*]})" >&2
+      exit 1
+    fi
+    echo "setup: not installed (no root or sudo): ${missing[*]}"
+    echo "       CMake fetches the libraries among them (GoogleTest, Google Benchmark, CLI11, nlohmann-json, fmt);"
+    echo "       what else is missing is named where it is needed (without bubblewrap, graded runs need --no-sandbox)."
+    echo "       As root: apt-get install ${missing[*]}"
+  fi
 fi
 
 # The CUDA toolkit is not a Debian package here: it comes from NVIDIA.

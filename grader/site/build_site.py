@@ -152,7 +152,38 @@ def measured_section(lesson_id, page_dir, docs_dir):
                        f"driver for CUDA {context.get('cuda_driver', '?')}, {context.get('date', '?')[:10]}, "
                        f"commit {context.get('git_commit', '?')[:7]}")
             out += [f"![{lesson_id} {name} on the {device}]({picture})", "", f"*{caption}*", ""]
+        out += measured_table(json.loads(bench_file.read_text()))
     return out
+
+
+def measured_table(bench):
+    """A bench file's figures as a table: each family of each implementation
+    at its largest size, median time and what it reached, then the caption."""
+    largest = {}
+    for r in bench.get("results", []):
+        key = (r.get("impl", "?"), r.get("family", r.get("name", "?")))
+        if key not in largest or (r.get("size") or 0) > (largest[key].get("size") or 0):
+            largest[key] = r
+    if not largest:
+        return []
+    rows = ["| implementation | benchmark | size | median | GB/s | % of copy | GFLOP/s |",
+            "|---|---|---|---|---|---|---|"]
+    for (impl, family), r in sorted(largest.items()):
+        c = r.get("counters", {})
+        median_us = r.get("time_us", {}).get("median")
+
+        def figure(name, scale=1.0, digits=0):
+            return f"{c[name] * scale:,.{digits}f}" if isinstance(c.get(name), (int, float)) and c[name] > 0 else ""
+        size = r.get("size")
+        rows.append(f"| {impl} | {family} | {f'{size:,.0f}' if size else ''} | "
+                    f"{f'{median_us:,.1f} us' if median_us else ''} | {figure('GB/s')} | {figure('copy%')} | "
+                    f"{figure('GFLOP/s')} |")
+    context = bench.get("context", {})
+    caption = (f"{context.get('device', 'an unnamed GPU')}, CUDA {context.get('toolkit', context.get('cuda_runtime', '?'))}, "
+               f"driver for CUDA {context.get('cuda_driver', '?')}, {context.get('date', '?')[:10]}, "
+               f"commit {context.get('git_commit', '?')[:7]}: at each benchmark's largest size, "
+               f"median of {max((r.get('repetitions', 1) for r in bench.get('results', [])), default=1)} repetitions.")
+    return rows + ["", f"*{caption}*", ""]
 
 
 class Stager:
