@@ -199,6 +199,25 @@ slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::s
     return spec;
 }
 
+// A task asking for more memory than any node of the partition has would
+// never start (sbatch refuses it): it asks for the most a node has, and the
+// instructor is told what the programs' limits would need.
+void fit_memory_to_the_nodes(slurm_job_spec& spec, const batch_args& args, slurm_commands& slurm) {
+    if (spec.memory.empty()) return;
+    const auto listed = slurm.node_memory(args.slurm.partition);
+    if (!listed) return;  // sinfo cannot tell (not here, or no controller): as computed
+    const auto most_mib = parse_sinfo_largest_memory_mib(*listed);
+    if (!most_mib) return;
+    const long long wanted_mib = std::stoll(spec.memory) * 1024;  // slurm_task_memory writes whole GiB
+    if (wanted_mib <= *most_mib) return;
+    std::cout << fmt::format(
+        "WARNING: every program of a task at its --memory limit ({}) needs {}, and the nodes of {} have at most "
+        "{} MiB: each task asks for that. Lower --memory or --per-gpu for the limits to hold.\n",
+        args.memory, spec.memory, args.slurm.partition.empty() ? "the default partition" : args.slurm.partition,
+        *most_mib);
+    spec.memory = fmt::format("{}M", *most_mib);
+}
+
 // Where the tasks' time limit came from, in words for the instructor.
 std::string time_limit_source(const batch_class& klass, const batch_args& args, int minutes) {
     if (args.slurm.time_limit_minutes > 0) return fmt::format("time limit {} min per task (--time-limit)", minutes);
@@ -413,6 +432,7 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     for (const auto& chunk : record.chunks) largest_chunk = std::max(largest_chunk, chunk.size());
     record.spec = job_spec(klass, args, largest_chunk, tests.size());
     std::cout << time_limit_source(klass, args, record.spec.time_limit_minutes) << "\n";
+    fit_memory_to_the_nodes(record.spec, args, slurm);
     record.spec.array_tasks = static_cast<int>(record.chunks.size());
     record.spec.task_command = task_command(klass, args, student_list, record.chunks.size(), seed);
     const fs::path script = slurm_dir / "grade.sbatch";

@@ -221,6 +221,25 @@ std::vector<slurm_task> parse_sacct(std::string_view output) {
     });
 }
 
+std::optional<long long> parse_sinfo_largest_memory_mib(std::string_view output) {
+    std::optional<long long> largest;
+    std::size_t start = 0;
+    while (start < output.size()) {
+        std::size_t end = output.find('\n', start);
+        if (end == std::string_view::npos) end = output.size();
+        const std::string line(trim(output.substr(start, end - start)));
+        start = end + 1;
+        std::size_t digits = 0;
+        while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
+        if (digits == 0 || digits > 15) continue;
+        const std::string rest = line.substr(digits);
+        if (!rest.empty() && rest != "+") continue;
+        const long long mib = std::stoll(line.substr(0, digits));
+        if (!largest || mib > *largest) largest = mib;
+    }
+    return largest;
+}
+
 std::vector<std::string> parse_sinfo_gpu_types(std::string_view output) {
     std::vector<std::string> types;
     for (const auto line : split(output, '\n')) {
@@ -330,7 +349,15 @@ bool slurm_commands::queued(const std::string& job_id) {
 }
 
 std::optional<std::string> slurm_commands::generic_resources(const std::string& partition) {
-    std::vector<std::string> args{"--noheader", "--format=%G"};
+    return sinfo_column("%G", partition);
+}
+
+std::optional<std::string> slurm_commands::node_memory(const std::string& partition) {
+    return sinfo_column("%m", partition);
+}
+
+std::optional<std::string> slurm_commands::sinfo_column(const std::string& format, const std::string& partition) {
+    std::vector<std::string> args{"--noheader", "--format=" + format};
     if (!partition.empty()) args.push_back("--partition=" + partition);
     try {
         const auto sinfo = run("sinfo", args);

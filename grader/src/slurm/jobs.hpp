@@ -94,6 +94,11 @@ std::vector<int> parse_array_indices(std::string_view text);
 // gpu entry, lowercase, "" for one with none; each type once, in order.
 std::vector<std::string> parse_sinfo_gpu_types(std::string_view output);
 
+// The most memory a node has, in MiB, from `sinfo --noheader --format=%m`
+// (one line per group of nodes: "24105", "515000+" where the group's nodes
+// differ, the smallest then): nullopt where no line holds a number.
+std::optional<long long> parse_sinfo_largest_memory_mib(std::string_view output);
+
 // The compute capability of a GPU type's model, where the name holds one
 // as a word of its own ("a100", "nvidia_a100-sxm4-80gb", "tesla_t4",
 // "h100_nvl": 80, 80, 75, 90); nullopt where it names none the grader knows
@@ -127,6 +132,10 @@ public:
     // nodes' generic resources; nullopt where sinfo is missing or fails.
     std::optional<std::string> generic_resources(const std::string& partition);
 
+    // `sinfo --noheader --format=%m` (of `partition`, where given): the
+    // nodes' memory; nullopt where sinfo is missing or fails.
+    std::optional<std::string> node_memory(const std::string& partition);
+
     // False once sacct said that this cluster keeps no accounting.
     bool accounting_available() const { return accounting_available_; }
 
@@ -137,6 +146,7 @@ private:
     };
     answer run(const std::string& program, std::vector<std::string> args);
     std::optional<std::vector<slurm_task>> sacct_states(const std::string& job_id);
+    std::optional<std::string> sinfo_column(const std::string& format, const std::string& partition);
 
     std::filesystem::path work_dir_;
     bool accounting_available_ = true;

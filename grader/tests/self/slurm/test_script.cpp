@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "checkout/context.hpp"
+#include "slurm/jobs.hpp"
 #include "slurm/script.hpp"
 
 namespace grader {
@@ -189,6 +190,14 @@ TEST(SlurmScript, AsksForTheMemoryOfEveryProgramAtItsLimit) {
     slurm_job_spec spec = typical_spec();
     spec.memory = grader::slurm_task_memory(memory);
     EXPECT_NE(grader::slurm_batch_script(spec).find("#SBATCH --mem=35G\n"), std::string::npos);
+}
+
+// sinfo's memory column: the largest node, "+" where a group's nodes differ.
+TEST(SlurmScript, ReadsTheLargestNodesMemoryFromSinfo) {
+    EXPECT_EQ(grader::parse_sinfo_largest_memory_mib("24105\n"), 24105);
+    EXPECT_EQ(grader::parse_sinfo_largest_memory_mib("515000+\n1031000\n  64000 \n"), 1031000);
+    EXPECT_EQ(grader::parse_sinfo_largest_memory_mib("sinfo: error: Unable to contact slurm controller\n"), std::nullopt);
+    EXPECT_EQ(grader::parse_sinfo_largest_memory_mib(""), std::nullopt);
 }
 
 }  // namespace grader
