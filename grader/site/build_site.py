@@ -186,6 +186,31 @@ def measured_table(bench):
     return rows + ["", f"*{caption}*", ""]
 
 
+def measurements_page(lessons):
+    """The site's "Measurements" page: one row per bench file in
+    grader/site/measured/, where and when it was measured and each lesson's
+    headline figure, with a link to the lesson's tables and plots."""
+    page_of = {"lesson" + PurePosixPath(page).parent.name[:2]: site_path(page) for _, page in lessons}
+    rows = ["# Measurements", "",
+            "Each lesson's reference solution and baseline, measured with",
+            "`grader bench LESSON --impl solution,baseline` on the course's reference GPUs",
+            "(`grader/site/measure_reference.sh`). The files are kept in `grader/site/measured/`;",
+            "their history is in git. Each lesson's page shows its figures as tables and plots.", "",
+            "| lesson | GPU | toolkit | driver (CUDA) | date | commit | benchmarks |",
+            "|---|---|---|---|---|---|---|"]
+    for bench_file in sorted(MEASURED_DIR.glob("lesson*-*.json")):
+        bench = json.loads(bench_file.read_text())
+        context = bench.get("context", {})
+        lesson_id = bench_file.stem.split("-")[0]
+        lesson = f"[{lesson_id}]({page_of[lesson_id]})" if lesson_id in page_of else lesson_id
+        dirty = " (uncommitted changes)" if context.get("git_dirty") else ""
+        rows.append(f"| {lesson} | {context.get('device', '?')} ({context.get('compute_capability', '?')}) | "
+                    f"{context.get('toolkit', context.get('cuda_runtime', '?'))} | {context.get('cuda_driver', '?')} | "
+                    f"{context.get('date', '?')[:10]} | {context.get('git_commit', '?')[:7]}{dirty} | "
+                    f"{len(bench.get('results', []))} |")
+    return rows
+
+
 class Stager:
     """Copies the pages into the staging folder, rewriting their links."""
 
@@ -281,6 +306,7 @@ def main():
         stager.stage(page, extra)
     for _, page in instructor:
         stager.stage(page)
+    (docs_dir / "measurements.md").write_text("\n".join(measurements_page(lessons)) + "\n")
 
     config = yaml.safe_load((SITE_DIR / "mkdocs.yml").read_text())
     config["docs_dir"] = str(docs_dir)
@@ -290,6 +316,7 @@ def main():
     config["nav"] = [
         {"Home": "index.md"},
         {"Lessons": [{title: site_path(page)} for title, page in lessons]},
+        {"Measurements": "measurements.md"},
         {"For instructors": [{title: site_path(page)} for title, page in instructor]},
     ]
     config_file = staging / "mkdocs.yml"
@@ -301,7 +328,7 @@ def main():
         sys.stderr.write(build.stdout + build.stderr)
         print(f"build_site: mkdocs failed (exit {build.returncode}); its messages are above", file=sys.stderr)
         return 1
-    pages = len(lessons) + len(instructor) + 1
+    pages = len(lessons) + len(instructor) + 2
     print(f"build_site: {pages} pages ({len(lessons)} lessons) in {out}; open {out / 'index.html'}")
     if stager.unlinked:
         print(f"build_site: {len(stager.unlinked)} links to repository files are plain text "
