@@ -85,15 +85,21 @@ pid_alive() {
     [[ -s $pid_file ]] && kill -0 "$(cat "$pid_file")" 2>/dev/null
 }
 
-# A TCP port nobody listens on now, from a range above the usual services.
+# A TCP port no socket uses now (listening, connected or closing), above the
+# usual services and below the kernel's range for outgoing connections, so
+# that no connection of another program takes it between now and the
+# daemon's bind (a port the last cluster's connections still held once made
+# the next cluster's controller fail with "Address already in use").
 # Ports are chosen once, when the cluster is created, and kept in slurm.conf.
 free_port() {
-    local port listening
-    listening=$(awk 'NR > 1 && $4 == "0A" { split($2, a, ":"); print strtonum("0x" a[2]) }' \
+    local port used low
+    used=$(awk 'NR > 1 { split($2, a, ":"); print strtonum("0x" a[2]) }' \
         /proc/net/tcp /proc/net/tcp6 2>/dev/null | sort -u)
+    low=$(awk '{ print $1 }' /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null)
+    [[ $low =~ ^[0-9]+$ && $low -gt 21000 ]] || low=32768
     for _ in $(seq 100); do
-        port=$((20000 + RANDOM % 30000))
-        grep -qx "$port" <<<"$listening" || { echo "$port"; return; }
+        port=$((20000 + RANDOM % (low - 20000)))
+        grep -qx "$port" <<<"$used" || { echo "$port"; return; }
     done
     fail "no free TCP port found"
 }
@@ -116,14 +122,18 @@ write_config() {
     # for claiming more than it has.
     cpus=$(slurmd -C | sed -n 's/.*CPUs=\([0-9]*\).*/\1/p' | head -n 1)
     memory=$(slurmd -C | sed -n 's/.*RealMemory=\([0-9]*\).*/\1/p' | head -n 1)
+    local controller_port node_port
+    controller_port=$(free_port)
+    node_port=$(free_port)
+    while [[ $node_port == "$controller_port" ]]; do node_port=$(free_port); done
     mkdir -p "$dir/munge" "$dir/state" "$dir/spool" "$dir/log"
     chmod 700 "$dir/munge"
     cat >"$conf" <<EOF
 # A one-node test cluster made by $0; see that script.
 ClusterName=gradertest
 SlurmctldHost=$node(127.0.0.1)
-SlurmctldPort=$(free_port)
-SlurmdPort=$(free_port)
+SlurmctldPort=$controller_port
+SlurmdPort=$node_port
 SlurmUser=root
 SlurmdUser=root
 AuthType=auth/munge
