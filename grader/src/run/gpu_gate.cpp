@@ -124,14 +124,12 @@ bool gpu_gate::leave_yielding(ticket which) {
     return stopped;
 }
 
-std::vector<std::function<void()>> gpu_gate::stop_yielding_sharers() {
-    std::vector<std::function<void()>> stops;
+void gpu_gate::stop_yielding_sharers() {
     for (auto& [which, sharer] : yielding_) {
         if (sharer.stopped) continue;
         sharer.stopped = true;
-        if (sharer.stop) stops.push_back(sharer.stop);
+        if (sharer.stop) sharer.stop();
     }
-    return stops;
 }
 
 void gpu_gate::leave_shared(ticket which) {
@@ -151,12 +149,10 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone, owner);
     // No yielding sharer goes in from now (it waits for waiting_alone_), and
-    // those inside are stopped: they leave at once.
-    if (auto stops = stop_yielding_sharers(); !stops.empty()) {
-        lock.unlock();
-        for (const auto& stop : stops) stop();
-        lock.lock();
-    }
+    // those inside are stopped: they leave at once. Each stop is called with
+    // the lock held, so that its sharer, which cannot leave meanwhile, is
+    // still there to hear it.
+    stop_yielding_sharers();
     for (;;) {
         if (!alone_ && !pausing_) {
             if (inside_.empty()) break;

@@ -81,9 +81,10 @@ public:
     // A sharer that yields to timed runs (an explanation's rerun): it goes
     // in once no run waits to be alone, is alone or is between two timed
     // tests; from then until it leaves, a run that starts to wait calls
-    // `stop` (once, from its own thread, without the gate's lock), which
-    // must end the sharer's GPU work at once. leave_yielding says whether it
-    // was stopped: then its work is to be done again.
+    // `stop` (once, from its own thread, with the gate's lock held: it must
+    // not block or call the gate), which must make the sharer's GPU work end
+    // at once. leave_yielding says whether it was stopped: then its work is
+    // to be done again.
     ticket enter_yielding(std::function<void()> stop, const void* owner = nullptr);
     bool leave_yielding(ticket which);
 
@@ -132,9 +133,8 @@ private:
     ticket admit_sharer(const void* owner);  // one more inside, sharing (mutex held)
     void drop_sharer(ticket which);          // out, its span closed (mutex held)
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
-    // The stops of the yielding sharers not yet stopped, each marked
-    // stopped (mutex held; the caller calls them once it has let go).
-    std::vector<std::function<void()>> stop_yielding_sharers();
+    // Stops the yielding sharers not yet stopped, each once (mutex held).
+    void stop_yielding_sharers();
     // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
     // released while the driver works); true once they all are.
     bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);
