@@ -24,7 +24,7 @@ void save_measured_grading(const std::filesystem::path& build_dir, const measure
 std::optional<measured_grading> load_measured_grading(const std::filesystem::path& build_dir,
                                                       const std::string& lesson) {
     std::ifstream in(measured_grading_file(build_dir, lesson));
-    if (!in) return std::nullopt;
+    if (!in) return {};  // none saved
     const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
     if (!doc.is_object()) return std::nullopt;
     try {
