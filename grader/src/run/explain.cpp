@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <iterator>
 
 #include "course/testing/evidence.hpp"
 #include "evidence/kernel_instructions.hpp"
@@ -103,6 +105,15 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
             // one starts to wait, and is then done again from the start.
             const test_processes::env_list env{
                 {course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()}};
+            // What a stopped attempt left (part of a report, an input map)
+            // is not the next attempt's.
+            auto forget_attempt = [&] {
+                std::error_code ec;
+                const auto log_file = std::find(tool.begin(), tool.end(), "--log-file");
+                if (log_file != tool.end() && std::next(log_file) != tool.end())
+                    std::filesystem::remove(*std::next(log_file), ec);
+                std::filesystem::remove(input_map_file(reruns.reports(), id), ec);
+            };
             const auto asked = std::chrono::steady_clock::now();
             auto started = asked;
             for (;;) {
@@ -114,6 +125,7 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
                     },
                     [&stop] { stop = true; });
                 if (whole) break;
+                forget_attempt();
             }
             not_running += started - asked;  // the wait and the stopped attempts
         });
