@@ -102,7 +102,11 @@ int cmd_verify(const common_args& common, const verify_args& args) {
         const auto lesson_start = std::chrono::steady_clock::now();
         double evidence_seconds = 0;
         // How long each graded run took: the Slurm engine's time limit.
-        measured_grading measured{lesson->id, device.summary(), fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr))), args.timeout_s, 0, 0, ""};
+        measured_grading measured;
+        measured.lesson = lesson->id;
+        measured.gpu = device.summary();
+        measured.date = fmt::format("{:%Y-%m-%dT%H:%M:%SZ}", fmt::gmtime(std::time(nullptr)));
+        measured.timeout_s = args.timeout_s;
         auto judge = [&](const std::string& variant, const std::string& label, auto check, std::string outcome) {
             const auto run_start = std::chrono::steady_clock::now();
             const lesson_report r = grade_variant(m, *lesson, variant, options);

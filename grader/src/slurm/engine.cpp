@@ -158,7 +158,8 @@ void check_partition_gpus(const batch_class& klass, const batch_args& args, slur
 }
 
 slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::size_t largest_chunk,
-                        std::size_t graded_tests) {
+                        std::size_t graded_tests,
+                        const std::optional<measured_grading>& measured) {
     const slurm_batch_options& o = args.slurm;
     slurm_job_spec spec;
     spec.job_name = "grade-" + klass.lesson.id;
@@ -168,7 +169,7 @@ slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::s
     budget.per_test = std::chrono::seconds(args.timeout_s);
     budget.submissions = static_cast<int>(largest_chunk);
     budget.build_per_submission = std::chrono::seconds(args.build_timeout_s);
-    if (const auto measured = load_measured_grading(klass.course.build_dir, klass.lesson.id))
+    if (measured)
         budget.grading_per_submission =
             std::chrono::seconds(static_cast<long long>(std::ceil(seconds_per_submission(*measured, args.timeout_s))));
     spec.time_limit_minutes = o.time_limit_minutes > 0 ? o.time_limit_minutes : slurm_time_limit_minutes(budget);
@@ -219,9 +220,10 @@ void fit_memory_to_the_nodes(slurm_job_spec& spec, const batch_args& args, slurm
 }
 
 // Where the tasks' time limit came from, in words for the instructor.
-std::string time_limit_source(const batch_class& klass, const batch_args& args, int minutes) {
+std::string time_limit_source(const batch_class& klass, const batch_args& args, int minutes,
+                              const std::optional<measured_grading>& measured) {
     if (args.slurm.time_limit_minutes > 0) return fmt::format("time limit {} min per task (--time-limit)", minutes);
-    if (const auto measured = load_measured_grading(klass.course.build_dir, klass.lesson.id))
+    if (measured)
         return fmt::format(
             "time limit {} min per task: each submission's build limit ({} s) and {:.0f}x the slowest graded run "
             "that `grader verify {}` measured ({:.1f} s, {}, on {} on {}, with {} s a test), plus the task's setup",
@@ -430,8 +432,10 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     const unsigned long long seed = args.seed.value_or(std::random_device{}() % 100000);
     std::size_t largest_chunk = 0;
     for (const auto& chunk : record.chunks) largest_chunk = std::max(largest_chunk, chunk.size());
-    record.spec = job_spec(klass, args, largest_chunk, tests.size());
-    std::cout << time_limit_source(klass, args, record.spec.time_limit_minutes) << "\n";
+    // grader verify's times for this lesson, where it was run with this build.
+    const auto measured = load_measured_grading(klass.course.build_dir, klass.lesson.id);
+    record.spec = job_spec(klass, args, largest_chunk, tests.size(), measured);
+    std::cout << time_limit_source(klass, args, record.spec.time_limit_minutes, measured) << "\n";
     fit_memory_to_the_nodes(record.spec, args, slurm);
     record.spec.array_tasks = static_cast<int>(record.chunks.size());
     record.spec.task_command = task_command(klass, args, student_list, record.chunks.size(), seed);
