@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace course::testing {
@@ -42,13 +43,21 @@ public:
     student_modules& operator=(const student_modules&) = delete;
 
     // Loads every image anew, so that each module's __device__ variables
-    // hold their initial values again; false and `why_not` where none of
-    // them loads on this GPU. Kernels found before are then gone.
+    // hold their initial values again; false and `why_not` where there are
+    // images and none of them loads on this GPU. Kernels found before are
+    // then gone (given ones stay).
     bool reload(std::string& why_not);
 
-    // The kernel of that (mangled) name in the modules loaded, ready to run
-    // (loaded onto the GPU now, not at its first launch); nullopt where
-    // none has it.
+    // A kernel the course hands the student's code rather than the
+    // student's library holding it (lesson03's SAXPY, compiled from the
+    // lesson's own source while the program runs): the judge's own copy,
+    // which kernel() returns for that name where no module of the student's
+    // has it. The judge keeps it loaded.
+    void give(const std::string& mangled, CUfunction function);
+
+    // The kernel of that (mangled) name in the modules loaded, or given,
+    // ready to run (loaded onto the GPU now, not at its first launch);
+    // nullopt where none has it.
     std::optional<student_kernel> kernel(const std::string& mangled) const;
 
     // Launches `kernel` with `arguments` laid out as the kernel takes them.
@@ -60,6 +69,7 @@ private:
     void unload();
     std::vector<std::string> images_;
     std::vector<CUmodule> loaded_;
+    std::vector<std::pair<std::string, CUfunction>> given_;
     const driver& driver_;
 };
 

@@ -44,12 +44,14 @@
 //   ("in 19 of 20 timed calls no kernel ran").
 // - Anywhere else (ctest, by hand): times each call with events on its
 //   stream, checks nothing, and returns the median.
+#include <cuda.h>
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "course/device_span.hpp"
@@ -73,7 +75,12 @@ struct timed_calls {
     // Every array the call is handed, the output among them, in the same
     // order in every program: the judge replays the call on its own copies
     // of them. Empty: the call is not replayed, and its time is the record's.
-    std::vector<device_span<const float>> arrays;
+    std::vector<device_span<const float>> arrays;    // Kernels the course hands the call, which the student's library does
+    // not hold (lesson03's SAXPY, compiled from the lesson's source while
+    // the program runs): by name, the program's own copy. In the judge, a
+    // recorded launch of one is replayed with the judge's copy, the launch
+    // (grid, block, arguments) being the student's.
+    std::vector<std::pair<std::string, CUfunction>> given_kernels;
 };
 
 std::optional<double> time_calls(const timed_calls& work);
