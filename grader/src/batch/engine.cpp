@@ -281,11 +281,27 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
     };
 
-    auto grader_on = [&](const gpu_slot* gpu, gpu_gate* gate, work_places* places, explanations_waiting& later) {
+    // Once nothing is left to judge, each judging place of a GPU becomes one
+    // more place to explain (handed over once, by the first thread of its
+    // GPU that finds nothing left): the explanations still to come are then
+    // all there is to wait for, and reruns in parallel scale (on an H200, ten
+    // memcheck reruns of a small lesson01 test at once took 2.2 s, one alone
+    // 0.55 s).
+    std::vector<std::unique_ptr<std::atomic<int>>> handed_over;
+    for (std::size_t g = 0; g < std::max<std::size_t>(1, settings.gpus.size()); ++g)
+        handed_over.push_back(std::make_unique<std::atomic<int>>(0));
+    std::vector<std::unique_ptr<work_places>> judging_places, explaining_places;
+    const int graders_per_gpu = std::max(1, settings.graders_per_gpu);
+
+    auto grader_on = [&](std::size_t g, const gpu_slot* gpu, gpu_gate* gate, work_places* places,
+                         explanations_waiting& later) {
         for (;;) {
             work_place place(places);
             auto item = built.take();
-            if (!item) return;
+            if (!item) {
+                if (places && handed_over[g]->fetch_add(1) < graders_per_gpu) explaining_places[g]->add();
+                return;
+            }
             const batch_job& job = *item->job;
             const auto t0 = clock::now();
             batch_result result;
@@ -353,8 +369,6 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     // Each GPU's places to work: graders_per_gpu submissions judged and
     // explainers_per_gpu explained at once, not counting those waiting for
     // the GPU alone (work_places.hpp); enough threads for those to wait.
-    const int graders_per_gpu = std::max(1, settings.graders_per_gpu);
-    std::vector<std::unique_ptr<work_places>> judging_places, explaining_places;
     for (std::size_t g = 0; g < slots; ++g) {
         judging_places.push_back(std::make_unique<work_places>(graders_per_gpu));
         explaining_places.push_back(std::make_unique<work_places>(explainers_per_gpu));
@@ -372,11 +386,11 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     std::vector<std::thread> grading;
     for (std::size_t g = 0; g < slots; ++g)
         for (int k = 0; k < graders_per_gpu * threads_per_place; ++k)
-            grading.emplace_back(grader_on, lend ? &settings.gpus[g] : nullptr, lend ? gates[g].get() : nullptr,
+            grading.emplace_back(grader_on, g, lend ? &settings.gpus[g] : nullptr, lend ? gates[g].get() : nullptr,
                                  lend ? judging_places[g].get() : nullptr, std::ref(*waiting[g]));
     std::vector<std::thread> explaining;
     for (std::size_t g = 0; g < slots; ++g)
-        for (int k = 0; k < explainers_per_gpu * threads_per_place; ++k)
+        for (int k = 0; k < (explainers_per_gpu + graders_per_gpu) * threads_per_place; ++k)
             explaining.emplace_back(explainer_on, lend ? &settings.gpus[g] : nullptr,
                                     lend ? explaining_places[g].get() : nullptr, std::ref(*waiting[g]));
     for (auto& t : threads) t.join();

@@ -103,7 +103,8 @@ struct engine_stats {
 // How many judged submissions per grader may wait to be explained before
 // the graders wait too (each keeps its scratch folder until explained).
 inline constexpr int explanations_waiting_per_grader = 8;
-// How many of a GPU's submissions are explained at once (explanation_queue.hpp).
+// How many of a GPU's submissions are explained at once while its graders
+// work (explanation_queue.hpp); once they are done, theirs too.
 inline constexpr int explainers_per_gpu = 3;
 // How many submissions each GPU grades at once by default: about three CPUs
 // each (the student's program, the judge, and a tool's rerun keep one busy),

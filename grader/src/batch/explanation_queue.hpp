@@ -9,9 +9,11 @@
 // H200, explaining only once nothing was left to grade ended lesson07's
 // class of 20 some 50 s after its last verdict.
 //
-// Few explain at once: on an H200, lesson01's class explained eight at a
-// time took 163 s summed instead of 57 s three at a time (the sanitizer's
-// reruns slow each other down), and the batch ended no sooner.
+// Few explain at once while the graders work: on an H200, lesson01's class
+// explained eight at a time took 163 s summed instead of 57 s three at a
+// time (the sanitizer's reruns slow each other down, and the graders'
+// tests), and the batch ended no sooner. Once nothing is left to judge, the
+// graders' places go to the explainers (engine.cpp).
 //
 // Those for which `goes_first` is true are taken first (those with a profile
 // to take, with the GPU alone: no profile should wait behind another

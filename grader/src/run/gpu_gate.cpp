@@ -52,8 +52,9 @@ bool gpu_gate::may_share(std::chrono::steady_clock::time_point now, bool pausabl
     if (const auto ends = between_timed_ends(); ends && now < *ends && !pausable) return false;
     if (waiting_alone_ == 0) return true;
     // A timed run waits: behind it, unless it has waited its patience out
-    // and a sharer that was in before it is still in.
-    return now - waiting_since_ >= patience_ && !inside_.empty() && inside_.begin()->first < came_after_;
+    // and a sharer that was in before it (not a rerun: that one is stopped)
+    // is still in.
+    return overdue_behind_a_long_sharer(now);
 }
 
 gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
@@ -94,18 +95,50 @@ void gpu_gate::drop_sharer(ticket which) {
     inside_.erase(which);
     between_timed_.erase(which);
     yielding_.erase(which);
+    stop_yielding_in_the_way();  // the last sharer a timed run waited for may have gone
+}
+
+bool gpu_gate::only_yielding_inside() const {
+    return std::all_of(inside_.begin(), inside_.end(),
+                       [&](const auto& sharer) { return yielding_.count(sharer.first) > 0; });
+}
+
+bool gpu_gate::overdue_behind_a_long_sharer(std::chrono::steady_clock::time_point now) const {
+    if (waiting_alone_ == 0 || now - waiting_since_ < patience_) return false;
+    return std::any_of(inside_.begin(), inside_.end(), [&](const auto& sharer) {
+        return sharer.first < came_after_ && yielding_.count(sharer.first) == 0;
+    });
+}
+
+bool gpu_gate::may_yield_in(std::chrono::steady_clock::time_point now) const {
+    if (alone_) return false;
+    if (const auto ends = between_timed_ends(); ends && now < *ends) return false;
+    if (waiting_alone_ == 0) return true;
+    // Where sharers are paused, a timed run tries to pause them at once,
+    // and a process under a tool cannot be paused: no rerun in its way.
+    if (pauser_) return false;
+    return overdue_behind_a_long_sharer(now);
+}
+
+void gpu_gate::stop_yielding_in_the_way() {
+    if (waiting_alone_ == 0) return;
+    if (pauser_ || only_yielding_inside()) stop_yielding_sharers();
 }
 
 gpu_gate::ticket gpu_gate::enter_yielding(std::function<void()> stop, const void* owner) {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued, owner);
-    for (;;) {
-        const auto now = std::chrono::steady_clock::now();
-        const auto ends = between_timed_ends();
-        if (!alone_ && waiting_alone_ == 0 && (!ends || now >= *ends)) break;
-        // Woken by any change, and when the last patience between timed tests runs out.
-        if (ends && *ends > now && !alone_ && waiting_alone_ == 0) changed_.wait_until(lock, *ends);
-        else changed_.wait(lock);
+    for (auto now = std::chrono::steady_clock::now(); !may_yield_in(now); now = std::chrono::steady_clock::now()) {
+        // Woken by any change, when the last patience between timed tests
+        // runs out, and when a waiting timed run's does.
+        auto wake = std::chrono::steady_clock::time_point::max();
+        if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
+        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
+            wake = std::min(wake, waiting_since_ + patience_);
+        if (wake == std::chrono::steady_clock::time_point::max())
+            changed_.wait(lock);
+        else
+            changed_.wait_until(lock, wake);
     }
     close_span(gate_span::queued, owner);
     account();
@@ -148,11 +181,12 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone, owner);
-    // No yielding sharer goes in from now (it waits for waiting_alone_), and
-    // those inside are stopped: they leave at once. Each stop is called with
-    // the lock held, so that its sharer, which cannot leave meanwhile, is
-    // still there to hear it.
-    stop_yielding_sharers();
+    // No yielding sharer goes in from now (it waits for waiting_alone_, or
+    // for a long sharer that holds this run up past its patience), and those
+    // inside are stopped as soon as nothing else is inside: they leave at
+    // once. Each stop is called with the lock held, so that its sharer,
+    // which cannot leave meanwhile, is still there to hear it.
+    stop_yielding_in_the_way();
     for (;;) {
         if (!alone_ && !pausing_) {
             if (inside_.empty()) break;

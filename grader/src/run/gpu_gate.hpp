@@ -23,10 +23,16 @@
 // extended by the time it was paused.
 // An explanation's rerun (compute-sanitizer) is feedback, not a grade, so
 // it never holds up a timed test: it goes in only while no run waits to be
-// alone, is alone, or is between two timed tests of its own, and a run that
-// starts to wait stops every such rerun at once (enter_yielding); the
-// explainer does it again, from the start, once the GPU is free of timed
-// tests.
+// alone, is alone, or is between two timed tests of its own, and once a
+// waiting run would wait for nothing but such reruns, they are stopped at
+// once (enter_yielding); the explainer does each again, from the start,
+// once the GPU is free of timed tests. Until then a rerun runs on beside the
+// sharers the timed run waits for anyway. Behind a long sharer (a hang),
+// when the timed run has waited its patience out, reruns go in again, and
+// are stopped the moment that sharer leaves: on an H200, lesson01's class
+// of 20 had every rerun held back for 17 s while one hang ran to its time
+// limit. Where sharers are paused rather than waited for, reruns, which
+// cannot be paused, are stopped as soon as a run waits.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
@@ -80,11 +86,13 @@ public:
     void leave_alone();
     // A sharer that yields to timed runs (an explanation's rerun): it goes
     // in once no run waits to be alone, is alone or is between two timed
-    // tests; from then until it leaves, a run that starts to wait calls
-    // `stop` (once, from its own thread, with the gate's lock held: it must
-    // not block or call the gate), which must make the sharer's GPU work end
-    // at once. leave_yielding says whether it was stopped: then its work is
-    // to be done again.
+    // tests (or a waiting run has waited its patience out behind a sharer
+    // that was in before it); from then until it leaves, once a waiting run
+    // would wait for it and other yielding sharers alone, `stop` is called
+    // (once, from the thread that changed the gate, with the gate's lock
+    // held: it must not block or call the gate), which must make the
+    // sharer's GPU work end at once. leave_yielding says whether it was
+    // stopped: then its work is to be done again.
     ticket enter_yielding(std::function<void()> stop, const void* owner = nullptr);
     bool leave_yielding(ticket which);
 
@@ -135,6 +143,15 @@ private:
     void timed_runs_wait_from_now();  // the patience and "came after" start again (mutex held)
     // Stops the yielding sharers not yet stopped, each once (mutex held).
     void stop_yielding_sharers();
+    // ... once they are in a waiting timed run's way: nothing else is inside
+    // (or sharers may be paused, which a rerun under a tool cannot be) (mutex held).
+    void stop_yielding_in_the_way();
+    bool only_yielding_inside() const;  // (mutex held)
+    // A timed run has waited its patience out behind a sharer, not a
+    // yielding one, that was in before it began to wait (mutex held).
+    bool overdue_behind_a_long_sharer(std::chrono::steady_clock::time_point now) const;
+    // Whether a yielding sharer may go in now (mutex held).
+    bool may_yield_in(std::chrono::steady_clock::time_point now) const;
     // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
     // released while the driver works); true once they all are.
     bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);

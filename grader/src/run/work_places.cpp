@@ -23,6 +23,15 @@ void work_places::take_back() {
     --free_;
 }
 
+void work_places::add() {
+    {
+        std::lock_guard lock(mutex_);
+        ++count_;
+        ++free_;
+    }
+    freed_.notify_one();
+}
+
 int work_places::working() const {
     std::lock_guard lock(mutex_);
     return count_ - free_;

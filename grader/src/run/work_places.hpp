@@ -20,11 +20,12 @@ public:
     void take_back();   // once it may run: at once, even with none free
 
     int working() const;  // places taken now, lent ones not counted
+    void add();           // one more place, for good
 
 private:
     mutable std::mutex mutex_;
     std::condition_variable freed_;
-    const int count_;
+    int count_;
     int free_;  // below zero while the runs that took theirs back outnumber the places
 };
 

@@ -175,6 +175,57 @@ TEST(GpuGate, ARerunWaitsForTimedTestsToBeDone) {
     EXPECT_TRUE(ran);
 }
 
+// A rerun is stopped only once it would hold up a timed run: while the timed
+// run still waits for a correctness test of another run, the rerun goes on.
+TEST(GpuGate, ARerunRunsOnWhileATimedRunWaitsForOtherSharers) {
+    gpu_gate gate;
+    std::atomic<bool> stopped{false}, alone{false};
+    const auto rerun = gate.enter_yielding([&] { stopped = true; });
+    const auto sharer = gate.enter_shared();  // a correctness test of another run
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);  // the timed run waits now
+    EXPECT_FALSE(stopped) << "stopped while the timed run still waited for another sharer";
+    gate.leave_shared(sharer);
+    EXPECT_TRUE(stopped) << "not stopped when it was all the timed run waited for";
+    std::this_thread::sleep_for(20ms);
+    EXPECT_FALSE(alone) << "the timed run went in beside the rerun";
+    EXPECT_TRUE(gate.leave_yielding(rerun));
+    timed.join();
+    EXPECT_TRUE(alone);
+}
+
+// Behind a hang, a timed run cannot start before the hang's time limit
+// anyway: once it has waited its patience out, reruns go in beside the hang,
+// and are stopped the moment the hang leaves.
+TEST(GpuGate, BehindALongSharerRerunsGoInAfterThePatienceAndAreStoppedWhenItLeaves) {
+    gpu_gate gate(100ms);
+    const auto hang = gate.enter_shared();
+    std::atomic<bool> alone{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(30ms);  // the timed run waits now
+    std::atomic<bool> stopped{false};
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto rerun = gate.enter_yielding([&] { stopped = true; });
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    EXPECT_GE(waited, 50ms) << "a rerun went in before the timed run had waited its patience out";
+    EXPECT_LT(waited, 2s);
+    EXPECT_FALSE(stopped);
+    gate.leave_shared(hang);
+    EXPECT_TRUE(stopped) << "the rerun was not stopped when the hang left";
+    EXPECT_FALSE(alone);
+    EXPECT_TRUE(gate.leave_yielding(rerun));
+    timed.join();
+    EXPECT_TRUE(alone);
+}
+
 // A hang holds its share of the GPU up to its time limit, and a timed run
 // waits for it: once the timed run has waited its patience out, new sharers
 // go in beside the hang; once the hang has left, they wait again.
@@ -350,6 +401,23 @@ TEST(WorkPlaces, ARunTakesItsPlaceBackOnceAloneEvenWithNoneFree) {
     places.give_back();
     third.join();
     EXPECT_TRUE(third_took);
+}
+
+// The graders' places go to the explainers once nothing is left to judge.
+TEST(WorkPlaces, APlaceAddedLetsOneMoreWorkAtOnce) {
+    work_places places(1);
+    places.take();
+    std::atomic<bool> second_took{false};
+    std::thread second([&] {
+        places.take();
+        second_took = true;
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(second_took);
+    places.add();
+    second.join();
+    EXPECT_TRUE(second_took);
+    EXPECT_EQ(places.working(), 2);
 }
 
 TEST(ExplanationQueue, ProfilesFirstThenInTheOrderJudged) {
