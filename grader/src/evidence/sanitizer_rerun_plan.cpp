@@ -35,11 +35,18 @@ bool rerun_plan::runs(sanitizer_tool tool, const std::string& test) {
     return !spared;
 }
 
-void rerun_plan::found(sanitizer_tool tool, const std::string& test, const std::string& message) {
-    outcomes_.push_back({tool, test, message});
+void rerun_plan::found(sanitizer_tool tool, const std::string& test, const std::string& message,
+                       const std::string& seen_in) {
+    outcomes_.push_back({tool, test, message, seen_in});
 }
 
-void rerun_plan::found_nothing(sanitizer_tool tool, const std::string& test) { outcomes_.push_back({tool, test, ""}); }
+void rerun_plan::found_nothing(sanitizer_tool tool, const std::string& test) { outcomes_.push_back({tool, test, "", ""}); }
+
+std::string rerun_plan::seen_in_quicker_test(const std::string& quicker, const std::string& message) {
+    return fmt::format("seen in {}, a quicker test of the same functions that passed (a race need not change every "
+                       "run's output), rerun under compute-sanitizer in place of the failing ones: {}",
+                       quicker, message);
+}
 
 void rerun_plan::nothing_to_look_at(sanitizer_tool tool) {
     if (std::find(blind_.begin(), blind_.end(), tool) == blind_.end()) blind_.push_back(tool);
@@ -65,6 +72,7 @@ std::string rerun_plan::why_not_run() const {
 std::optional<std::string> rerun_plan::earlier_finding(const std::string& test) const {
     const outcome* first = every_test_ ? nullptr : finding_in_suite_of(test);
     if (!first || first->test == test) return std::nullopt;
+    if (!first->seen_in.empty()) return seen_in_quicker_test(first->seen_in, first->message);
     return fmt::format("seen in {}, which failed too (this test was not rerun under compute-sanitizer): {}",
                        first->test, first->message);
 }
@@ -73,7 +81,11 @@ std::string rerun_plan::what_was_spared() const {
     if (spared_.empty()) return {};
     std::vector<std::string> what;
     for (const auto& o : outcomes_)
-        if (!o.message.empty()) what.push_back(fmt::format("{} found an error in {}", to_string(o.tool), o.test));
+        if (!o.message.empty())
+            what.push_back(o.seen_in.empty()
+                               ? fmt::format("{} found an error in {}", to_string(o.tool), o.test)
+                               : fmt::format("{} found an error in {} (rerun for {})", to_string(o.tool), o.seen_in,
+                                             o.test));
     // Tools that found nothing in the same tests are said together:
     // "memcheck, racecheck, synccheck and initcheck found nothing in A and B".
     std::vector<std::pair<std::vector<std::string>, std::vector<std::string>>> clean;  // tests, tools

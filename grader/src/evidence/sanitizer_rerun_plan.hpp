@@ -31,11 +31,17 @@ public:
     // Whether `test` is rerun under `tool` (asked in the tools' order).
     bool runs(sanitizer_tool tool, const std::string& test);
 
-    void found(sanitizer_tool tool, const std::string& test, const std::string& message);
+    // `seen_in`: where the tool found it, where not in `test` itself (a
+    // quicker passing test of the same suite, rerun in its place).
+    void found(sanitizer_tool tool, const std::string& test, const std::string& message,
+               const std::string& seen_in = {});
     void found_nothing(sanitizer_tool tool, const std::string& test);
     // `tool` has nothing to look at in this program: it is not run.
     void nothing_to_look_at(sanitizer_tool tool);
 
+    // What a failing test's messages say of a finding seen in a quicker
+    // passing test of its suite.
+    static std::string seen_in_quicker_test(const std::string& quicker, const std::string& message);
     // For a failing test with no finding of its own: the first finding in
     // another test of its suite, and where it was seen.
     std::optional<std::string> earlier_finding(const std::string& test) const;
@@ -54,6 +60,7 @@ private:
         sanitizer_tool tool;
         std::string test;
         std::string message;  // empty: found nothing
+        std::string seen_in;  // empty: in `test` itself
     };
     const outcome* finding_in_suite_of(const std::string& test) const;
     std::vector<std::string> clean_tests(sanitizer_tool tool) const;  // where it found nothing, in order

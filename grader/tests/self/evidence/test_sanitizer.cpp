@@ -461,6 +461,70 @@ TEST(SanitizerEvidence, OnceAToolFoundAnErrorTheRestOfTheSuiteIsToldWhereItWasSe
         << notes[0];
 }
 
+// A missing barrier fails only the larger tests of a kernel, but racecheck
+// sees the hazard in any: it looks at the quickest passing test of the suite
+// first, and both failures are told where it was seen.
+TEST(SanitizerEvidence, RacecheckLooksAtAQuickerPassingTestOfTheSameSuiteFirst) {
+    fake_sanitizer fake;
+    std::vector<grader::graded_test> tests(5);
+    const char* ids[] = {"Naive.Tiny", "Tiled.Tiny", "Tiled.OddShape", "Tiled.Medium", "Tiled.Large"};
+    const double ms[] = {1, 6, 4, 300, 900};
+    for (int i = 0; i < 5; ++i) {
+        tests[i].id = ids[i];
+        tests[i].ms = ms[i];
+        tests[i].status = i < 3 ? grader::test_status::passed : grader::test_status::failed;
+        if (i >= 3) tests[i].messages = {"wrong"};
+    }
+    std::vector<std::string> rerun;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const std::string tool = arg_after(command, "--tool");
+            rerun.push_back(id + " " + tool);
+            std::ofstream(arg_after(command, "--log-file"))
+                << (tool == "racecheck" ? racecheck_hazard : "========= ERROR SUMMARY: 0 errors\n");
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.OddShape racecheck"}));
+    ASSERT_EQ(tests[3].messages.size(), 2u);
+    EXPECT_EQ(tests[3].messages[0].rfind("seen in Tiled.OddShape, a quicker test of the same functions that passed "
+                                         "(a race need not change every run's output), rerun under compute-sanitizer "
+                                         "in place of the failing ones: compute-sanitizer (racecheck)",
+                                         0),
+              0u)
+        << tests[3].messages[0];
+    EXPECT_EQ(tests[4].messages[0], tests[3].messages[0]);
+    EXPECT_EQ(tests[1].messages, std::vector<std::string>{}) << "a pass stays as it was";
+    ASSERT_EQ(notes.size(), 1u);
+    EXPECT_NE(notes[0].find("racecheck found an error in Tiled.OddShape (rerun for Tiled.Medium)"), std::string::npos)
+        << notes[0];
+}
+
+// Where the quicker test shows nothing, the failing test itself is rerun.
+TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
+    fake_sanitizer fake;
+    std::vector<grader::graded_test> tests(2);
+    tests[0].id = "Tiled.Tiny";
+    tests[0].ms = 5;
+    tests[0].status = grader::test_status::passed;
+    tests[1].id = "Tiled.Medium";
+    tests[1].ms = 300;
+    tests[1].status = grader::test_status::failed;
+    tests[1].messages = {"wrong"};
+    std::vector<std::string> rerun;
+    grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const std::string tool = arg_after(command, "--tool");
+            rerun.push_back(id + " " + tool);
+            std::ofstream(arg_after(command, "--log-file"))
+                << (tool == "racecheck" && id == "Tiled.Medium" ? racecheck_hazard
+                                                                : "========= ERROR SUMMARY: 0 errors\n");
+        });
+    EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.Tiny racecheck",
+                                               "Tiled.Medium racecheck"}));
+    EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (racecheck)", 0), 0u) << tests[1].messages[0];
+}
+
 // --sanitize checks every test with every tool it needs: nothing is spared.
 TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
     fake_sanitizer fake;
