@@ -111,13 +111,9 @@ bool gpu_gate::overdue_behind_a_long_sharer(std::chrono::steady_clock::time_poin
 }
 
 bool gpu_gate::may_yield_in(std::chrono::steady_clock::time_point now) const {
-    if (alone_) return false;
-    if (const auto ends = between_timed_ends(); ends && now < *ends) return false;
-    if (waiting_alone_ == 0) return true;
-    // Where sharers are paused, a timed run tries to pause them at once,
-    // and a process under a tool cannot be paused: no rerun in its way.
-    if (pauser_) return false;
-    return overdue_behind_a_long_sharer(now);
+    if (alone_ || waiting_alone_ > 0) return false;
+    const auto ends = between_timed_ends();
+    return !ends || now >= *ends;
 }
 
 void gpu_gate::stop_yielding_in_the_way() {
@@ -129,16 +125,10 @@ gpu_gate::ticket gpu_gate::enter_yielding(std::function<void()> stop, const void
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued, owner);
     for (auto now = std::chrono::steady_clock::now(); !may_yield_in(now); now = std::chrono::steady_clock::now()) {
-        // Woken by any change, when the last patience between timed tests
-        // runs out, and when a waiting timed run's does.
-        auto wake = std::chrono::steady_clock::time_point::max();
-        if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
-        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
-            wake = std::min(wake, waiting_since_ + patience_);
-        if (wake == std::chrono::steady_clock::time_point::max())
-            changed_.wait(lock);
-        else
-            changed_.wait_until(lock, wake);
+        // Woken by any change, and when the last patience between timed tests runs out.
+        const auto ends = between_timed_ends();
+        if (ends && *ends > now && !alone_ && waiting_alone_ == 0) changed_.wait_until(lock, *ends);
+        else changed_.wait(lock);
     }
     close_span(gate_span::queued, owner);
     account();
@@ -181,10 +171,9 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
     open_span(gate_span::waiting_alone, owner);
-    // No yielding sharer goes in from now (it waits for waiting_alone_, or
-    // for a long sharer that holds this run up past its patience), and those
-    // inside are stopped as soon as nothing else is inside: they leave at
-    // once. Each stop is called with the lock held, so that its sharer,
+    // No yielding sharer goes in from now (it waits for waiting_alone_), and
+    // those inside are stopped as soon as nothing else is inside: they leave
+    // at once. Each stop is called with the lock held, so that its sharer,
     // which cannot leave meanwhile, is still there to hear it.
     stop_yielding_in_the_way();
     for (;;) {

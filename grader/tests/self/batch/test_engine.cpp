@@ -198,34 +198,6 @@ TEST(GpuGate, ARerunRunsOnWhileATimedRunWaitsForOtherSharers) {
     EXPECT_TRUE(alone);
 }
 
-// Behind a hang, a timed run cannot start before the hang's time limit
-// anyway: once it has waited its patience out, reruns go in beside the hang,
-// and are stopped the moment the hang leaves.
-TEST(GpuGate, BehindALongSharerRerunsGoInAfterThePatienceAndAreStoppedWhenItLeaves) {
-    gpu_gate gate(100ms);
-    const auto hang = gate.enter_shared();
-    std::atomic<bool> alone{false};
-    std::thread timed([&] {
-        gate.enter_alone();
-        alone = true;
-        gate.leave_alone();
-    });
-    std::this_thread::sleep_for(30ms);  // the timed run waits now
-    std::atomic<bool> stopped{false};
-    const auto t0 = std::chrono::steady_clock::now();
-    const auto rerun = gate.enter_yielding([&] { stopped = true; });
-    const auto waited = std::chrono::steady_clock::now() - t0;
-    EXPECT_GE(waited, 50ms) << "a rerun went in before the timed run had waited its patience out";
-    EXPECT_LT(waited, 2s);
-    EXPECT_FALSE(stopped);
-    gate.leave_shared(hang);
-    EXPECT_TRUE(stopped) << "the rerun was not stopped when the hang left";
-    EXPECT_FALSE(alone);
-    EXPECT_TRUE(gate.leave_yielding(rerun));
-    timed.join();
-    EXPECT_TRUE(alone);
-}
-
 // A hang holds its share of the GPU up to its time limit, and a timed run
 // waits for it: once the timed run has waited its patience out, new sharers
 // go in beside the hang; once the hang has left, they wait again.
