@@ -43,7 +43,7 @@ void rerun_plan::found(sanitizer_tool tool, const std::string& test, const std::
 void rerun_plan::found_nothing(sanitizer_tool tool, const std::string& test) { outcomes_.push_back({tool, test, "", ""}); }
 
 std::string rerun_plan::seen_in_quicker_test(const std::string& quicker, const std::string& message) {
-    return fmt::format("seen in {}, a quicker test of the same functions that passed (a race need not change every "
+    return fmt::format("seen in {}, a quicker test of the same functions that passed (a hazard need not change every "
                        "run's output), rerun under compute-sanitizer in place of the failing ones: {}",
                        quicker, message);
 }

@@ -487,7 +487,7 @@ TEST(SanitizerEvidence, RacecheckLooksAtAQuickerPassingTestOfTheSameSuiteFirst) 
     EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.OddShape racecheck"}));
     ASSERT_EQ(tests[3].messages.size(), 2u);
     EXPECT_EQ(tests[3].messages[0].rfind("seen in Tiled.OddShape, a quicker test of the same functions that passed "
-                                         "(a race need not change every run's output), rerun under compute-sanitizer "
+                                         "(a hazard need not change every run's output), rerun under compute-sanitizer "
                                          "in place of the failing ones: compute-sanitizer (racecheck)",
                                          0),
               0u)
