@@ -27,12 +27,10 @@
 // waiting run would wait for nothing but such reruns, they are stopped at
 // once (enter_yielding); the explainer does each again, from the start,
 // once the GPU is free of timed tests. Until then a rerun runs on beside the
-// sharers the timed run waits for anyway. (Letting reruns in again behind a
-// hang, once the timed run had waited its patience out, was tried once on
-// an H200: lesson01's class of 20 ended 2.7 s sooner, but its scores were
-// final 11 s later, with the reruns beside the graders' tests. The scores
-// come first.) Where sharers are paused rather than waited for, reruns,
-// which cannot be paused, are stopped as soon as a run waits.
+// sharers the timed run waits for anyway; behind a hang too, no new one
+// starts while a timed run waits. Where sharers are paused rather than
+// waited for, reruns, which cannot be paused, are stopped as soon as a run
+// waits.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
