@@ -10,7 +10,8 @@ student, their files copied over exercises/NN_name, the exercise built
 (`cmake --build`), then `grader run --no-build --sandbox` (the exercise folder
 is saved first and put back at the end, whatever happens). Same seed both ways.
 
-Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, the loop's
+Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, when
+the batch's scores were final (its last judging; explanations come after), the loop's
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
@@ -110,6 +111,14 @@ def reruns_whole_and_kernel_seconds(summary, busy):
     to the timed tests', whether the GPU was busy or not."""
     alone, reruns = spans_of(summary, ALONE), spans_of(summary, SANITIZER)
     return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
+
+
+def scores_final_seconds(summary):
+    """When the last score was known, on the timeline's clock: the end of the
+    last submission's judging (or of its build, for one that did not build).
+    Its explanation may still come later; its score will not change."""
+    return max((b for t in summary.get("timeline", []) for kind, a, b in t["spans"] if kind in ("judge", "build")),
+               default=0.0)
 
 
 def run(argv, **kw):
@@ -245,6 +254,9 @@ def main():
     sec = summary["seconds"]
     per_min = lambda s: 60.0 * n / s if s > 0 else float("inf")
     result["batch"]["per_min"] = per_min(batch_s)
+    scores_s = scores_final_seconds(summary)
+    result["batch"]["scores_final_s"] = scores_s
+    result["batch"]["scores_final_per_min"] = per_min(scores_s)
     result["batch"]["gpu_busy_mean_percent"] = mean_busy
     result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
     if sharers_busy is not None:
@@ -259,6 +271,8 @@ def main():
              f"grading {summary['seconds']['grade_summed']:.0f} s summed; timed tests held the GPU "
              f"{summary['seconds']['gpu_alone']:.1f} s: bound {per_min(summary['seconds']['gpu_alone']):.1f}/min, "
              f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it",
+             f"  scores final at {scores_s:.1f} s of the batch's engine = {per_min(scores_s):.1f}/min (the "
+             f"explanations after that change no score)",
              f"  GPU: alone {sec['gpu_alone']:.1f} s, shared {sec['gpu_shared']:.1f} s (of which a timed run waited "
              f"{sec['gpu_held_up']:.1f} s), idle {max(0.0, batch_s - sec['gpu_alone'] - sec['gpu_shared']):.1f} s; "
              f"explaining failures {sec['evidence_summed']:.0f} s summed; "
