@@ -113,14 +113,6 @@ def reruns_whole_and_kernel_seconds(summary, busy):
     return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
 
 
-def scores_final_seconds(summary):
-    """When the last score was known, on the timeline's clock: the end of the
-    last submission's judging (or of its build, for one that did not build).
-    Its explanation may still come later; its score will not change."""
-    return max((b for t in summary.get("timeline", []) for kind, a, b in t["spans"] if kind in ("judge", "build")),
-               default=0.0)
-
-
 def run(argv, **kw):
     return subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw)
 
@@ -254,7 +246,7 @@ def main():
     sec = summary["seconds"]
     per_min = lambda s: 60.0 * n / s if s > 0 else float("inf")
     result["batch"]["per_min"] = per_min(batch_s)
-    scores_s = scores_final_seconds(summary)
+    scores_s = sec["scores_final"]  # the engine's: the end of the last judging
     result["batch"]["scores_final_s"] = scores_s
     result["batch"]["scores_final_per_min"] = per_min(scores_s)
     result["batch"]["gpu_busy_mean_percent"] = mean_busy

@@ -4,6 +4,14 @@
 
 namespace grader {
 
+double scores_final_seconds(const std::vector<submission_timeline>& timeline) {
+    double last = 0;
+    for (const auto& t : timeline)
+        for (const auto& span : t.spans)
+            if (span.kind == "judge" || span.kind == "build") last = std::max(last, span.end);
+    return last;
+}
+
 double batch_timeline::seconds(time_point t) const {
     return std::chrono::duration<double>(t - started_).count();
 }

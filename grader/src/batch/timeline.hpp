@@ -26,6 +26,11 @@ struct submission_timeline {
     std::vector<timeline_span> spans;
 };
 
+// When the last score was known, in seconds since the batch began: the end
+// of the last submission's judging (or of its build, where it did not
+// build). Its explanation may come later; that changes no score.
+double scores_final_seconds(const std::vector<submission_timeline>& timeline);
+
 class batch_timeline {
 public:
     using time_point = std::chrono::steady_clock::time_point;

@@ -196,7 +196,8 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                                  {"gpu_alone", stats.gpu_alone_s},
                                  {"gpu_shared", stats.gpu_shared_s},
                                  {"paused", stats.paused_s},
-                                 {"gpu_held_up", stats.gpu_held_up_s}}}};
+                                 {"gpu_held_up", stats.gpu_held_up_s},
+                                 {"scores_final", scores_final_seconds(stats.timeline)}}}};
     for (const auto& g : settings.gpus) summary["gpus"].push_back({{"id", g.id}, {"name", g.name}});
     // Who did what when (batch/timeline.hpp): [kind, start, end] in seconds since the batch began.
     summary["timeline_started_unix"] = stats.started_unix;
@@ -214,13 +215,21 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                              left > 0 ? fmt::format(", {} left for a rerun (interrupted)", left) : "",
                              settings.bwrap ? "" : "; NOT SANDBOXED (--no-sandbox): a rerun where bubblewrap runs "
                                                    "grades them again");
-    if (stats.graded > 0)
+    if (stats.graded > 0) {
+        // Where failures were explained, the scores were final sooner than that.
+        const double scores_s = scores_final_seconds(stats.timeline);
+        const std::string scores =
+            stats.evidence_s > 0 && scores_s > 0 && scores_s < stats.wall_s
+                ? fmt::format("; the scores were final after {} ({:.1f}/min), the explanations came after",
+                              minutes_and_seconds(scores_s), 60.0 * stats.graded / scores_s)
+                : "";
         std::cout << fmt::format(
-            "time: {} for {} submission(s) ({:.1f}/min); builds {:.0f} s and grading {:.0f} s summed over "
+            "time: {} for {} submission(s) ({:.1f}/min){}; builds {:.0f} s and grading {:.0f} s summed over "
             "workers ({:.0f} s of it explaining failures); the GPU was held alone (timed tests) {:.0f} s "
             "and shared {:.0f} s\n",
             minutes_and_seconds(stats.wall_s), stats.graded, 60.0 * stats.graded / std::max(stats.wall_s, 1e-9),
-            stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
+            scores, stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
+    }
 
     if (args.report && args.chunk.empty() && !args.only_students) {
         // Who looks copied from whom: no GPU, and a second or so for a class of 300.

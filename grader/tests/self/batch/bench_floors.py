@@ -1,13 +1,11 @@
-"""bench_batch.py's two floors, and when the scores were final, on a
-timeline and nvidia-smi samples made up so that each number can be worked
-out by hand."""
+"""bench_batch.py's two floors, on a timeline and nvidia-smi samples made up
+so that each number can be worked out by hand."""
 import pathlib
 import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import (reruns_whole_and_kernel_seconds, scores_final_seconds, sharers_kernel_seconds,  # noqa: E402
-                         spans_of)
+from bench_batch import reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of  # noqa: E402
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -32,12 +30,4 @@ whole = reruns_whole_and_kernel_seconds(summary, busy)
 check(abs(whole - 8.0) < 1e-9, f"reruns whole outside the timed spans (7 s) + other kernels (1 s) = 8 s, got {whole}")
 check(reruns_whole_and_kernel_seconds({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
       "with no reruns both floors count the same kernels")
-# The scores are final when the last judging (or failed build) ends, not the last explanation.
-graded = {"timeline": [
-    {"student": "a", "spans": [["build", 0.0, 2.0], ["judge", 2.0, 9.5], ["explain", 9.5, 30.0]]},
-    {"student": "b", "spans": [["build", 1.0, 3.0], ["judge", 4.0, 12.0], ["explain_shared", 12.0, 20.0]]},
-    {"student": "no_build", "spans": [["build", 0.0, 13.0]]},
-]}
-check(scores_final_seconds(graded) == 13.0, f"scores final at 13 s, got {scores_final_seconds(graded)}")
-check(scores_final_seconds({"timeline": []}) == 0.0, "no timeline: 0")
 sys.exit(check.finish("bench_batch floors"))

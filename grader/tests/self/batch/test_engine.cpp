@@ -598,6 +598,18 @@ TEST(GpuGate, KeepsATimelineOfSharedTimeAndOfTimedRunsHeldUp) {
     EXPECT_LT(gate.alone_seconds(), 2.0);
 }
 
+// The scores are final when the last judging (or failed build) ends, not the
+// last explanation.
+TEST(BatchTimeline, TheScoresAreFinalWhenTheLastJudgingEnds) {
+    const std::vector<submission_timeline> timeline{
+        {"ada", {{"build", 0.0, 2.0}, {"judge", 2.0, 9.5}, {"explain", 9.5, 30.0}}},
+        {"bob", {{"build", 1.0, 3.0}, {"judge", 4.0, 12.0}, {"explain_shared", 12.0, 20.0}}},
+        {"cy", {{"build", 0.0, 13.0}}},  // did not build: its zero is known then
+    };
+    EXPECT_EQ(scores_final_seconds(timeline), 13.0);
+    EXPECT_EQ(scores_final_seconds({}), 0.0);
+}
+
 // The batch's timeline gives each gate span to the submission its thread was
 // judging at the time.
 TEST(BatchTimeline, GivesTheGatesSpansToTheSubmissionBeingJudged) {
