@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <future>
 #include <optional>
+#include <set>
+#include <utility>
 
 #include "course/testing/evidence.hpp"
 #include "evidence/input_map.hpp"
@@ -138,6 +140,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         if (!kernels->shared_memory) plan.nothing_to_look_at(sanitizer_tool::racecheck);
         if (!kernels->synchronization) plan.nothing_to_look_at(sanitizer_tool::synccheck);
     };
+    std::set<std::pair<sanitizer_tool, std::string>> looked_at;  // quicker tests rerun in a failing one's place
     for (const auto& id : ids) {
         graded_test& t = test_named(id);
         std::optional<sanitizer_report> found;
@@ -147,9 +150,13 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             if (reading.valid() && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
                 look_at_the_kernels();
             if (!plan.runs(tool, id)) continue;
-            const auto not_running = options.not_running ? *options.not_running : clock::duration{};
-            const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up + not_running - clock::now());
-            if (left < std::chrono::seconds(5)) {
+            // What the budget leaves (the waits for timed tests not counted);
+            // under 5 s, no rerun starts.
+            auto time_left = [&] {
+                const auto not_running = options.not_running ? *options.not_running : clock::duration{};
+                return std::chrono::duration_cast<std::chrono::milliseconds>(give_up + not_running - clock::now());
+            };
+            if (time_left() < std::chrono::seconds(5)) {
                 budget_spent = true;
                 break;
             }
@@ -160,7 +167,8 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                     report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(which), to_string(tool));
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
-                run_under(which, sanitizer_command(*sanitizer, tool, report_file), std::min(left, options.per_rerun_limit));
+                run_under(which, sanitizer_command(*sanitizer, tool, report_file),
+                          std::min(time_left(), options.per_rerun_limit));
                 if (!fs::exists(report_file, ec)) {
                     // It did not start (or not as far as its report): no rerun will do better.
                     notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): "
@@ -173,9 +181,12 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 name_guarded_addresses(report, input_map_file(report_dir, which));
                 return report;
             };
-            if (const graded_test* quicker = finds_hazards_in_any_test(tool) && !options.every_test
-                                                 ? quicker_passing_test_of_suite(tests, t)
-                                                 : nullptr) {
+            const graded_test* quicker = finds_hazards_in_any_test(tool) && !options.every_test
+                                             ? quicker_passing_test_of_suite(tests, t)
+                                             : nullptr;
+            // Each quicker test once per tool: where it showed nothing for
+            // one failing test, it shows nothing for the next.
+            if (quicker && looked_at.insert({tool, quicker->id}).second) {
                 const std::string quicker_id = quicker->id;  // `tests` may change below
                 const std::optional<sanitizer_report> seen = rerun_of(quicker_id);
                 if (tool_failed) break;
@@ -185,7 +196,12 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                     plan.found(tool, id, evidence_message(*seen), quicker_id);
                     break;
                 }
-                // Nothing there: the failing test itself is rerun, as any other.
+                // Nothing there: the failing test itself is rerun, as any
+                // other, if the budget still allows one.
+                if (time_left() < std::chrono::seconds(5)) {
+                    budget_spent = true;
+                    break;
+                }
             }
             const std::optional<sanitizer_report> seen = rerun_of(id);
             if (tool_failed) break;

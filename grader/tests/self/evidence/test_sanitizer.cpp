@@ -499,17 +499,19 @@ TEST(SanitizerEvidence, RacecheckLooksAtAQuickerPassingTestOfTheSameSuiteFirst) 
         << notes[0];
 }
 
-// Where the quicker test shows nothing, the failing test itself is rerun.
+// Where the quicker test shows nothing, the failing test itself is rerun;
+// and the quicker test is not rerun again for the next failing test.
 TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
     fake_sanitizer fake;
-    std::vector<grader::graded_test> tests(2);
-    tests[0].id = "Tiled.Tiny";
-    tests[0].ms = 5;
-    tests[0].status = grader::test_status::passed;
-    tests[1].id = "Tiled.Medium";
-    tests[1].ms = 300;
-    tests[1].status = grader::test_status::failed;
-    tests[1].messages = {"wrong"};
+    std::vector<grader::graded_test> tests(3);
+    const char* ids[] = {"Tiled.Tiny", "Tiled.Medium", "Tiled.Large"};
+    const double ms[] = {5, 300, 900};
+    for (int i = 0; i < 3; ++i) {
+        tests[i].id = ids[i];
+        tests[i].ms = ms[i];
+        tests[i].status = i == 0 ? grader::test_status::passed : grader::test_status::failed;
+        if (i > 0) tests[i].messages = {"wrong"};
+    }
     std::vector<std::string> rerun;
     grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
@@ -517,12 +519,15 @@ TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
             const std::string tool = arg_after(command, "--tool");
             rerun.push_back(id + " " + tool);
             std::ofstream(arg_after(command, "--log-file"))
-                << (tool == "racecheck" && id == "Tiled.Medium" ? racecheck_hazard
-                                                                : "========= ERROR SUMMARY: 0 errors\n");
+                << (tool == "racecheck" && id == "Tiled.Large" ? racecheck_hazard
+                                                               : "========= ERROR SUMMARY: 0 errors\n");
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.Tiny racecheck",
-                                               "Tiled.Medium racecheck"}));
-    EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (racecheck)", 0), 0u) << tests[1].messages[0];
+                                               "Tiled.Medium racecheck", "Tiled.Tiny synccheck",
+                                               "Tiled.Medium synccheck", "Tiled.Medium initcheck",
+                                               "Tiled.Large memcheck", "Tiled.Large racecheck"}));
+    EXPECT_EQ(tests[2].messages[0].rfind("compute-sanitizer (racecheck)", 0), 0u) << tests[2].messages[0];
+    EXPECT_EQ(tests[1].messages, std::vector<std::string>{"wrong"});
 }
 
 // --sanitize checks every test with every tool it needs: nothing is spared.
