@@ -11,7 +11,8 @@ student, their files copied over exercises/NN_name, the exercise built
 is saved first and put back at the end, whatever happens). Same seed both ways.
 
 Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, when
-the batch's scores were final (its last judging; explanations come after), the loop's
+the batch's scores were final (its last judging; explanations come after), where the explanations' time went
+(profiles alone, their waits, reruns), the loop's
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
@@ -111,6 +112,20 @@ def reruns_whole_and_kernel_seconds(summary, busy):
     to the timed tests', whether the GPU was busy or not."""
     alone, reruns = spans_of(summary, ALONE), spans_of(summary, SANITIZER)
     return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
+
+
+def explaining_seconds(summary):
+    """Where the explanations' time went, summed over submissions: Nsight
+    Compute's profiles holding the GPU alone and waiting for it (other runs'
+    correctness tests wait behind a profile that waits), and
+    compute-sanitizer's reruns sharing it."""
+    total = {"explain_alone": 0.0, "explain_waiting_alone": 0.0, "explain_shared": 0.0}
+    for t in summary.get("timeline", []):
+        for kind, a, b in t["spans"]:
+            if kind in total:
+                total[kind] += b - a
+    return {"profiles_alone": total["explain_alone"], "profiles_waiting": total["explain_waiting_alone"],
+            "reruns": total["explain_shared"]}
 
 
 def run(argv, **kw):
@@ -271,6 +286,11 @@ def main():
              + (f"sharers paused while timed tests ran: {sec.get('paused', 0.0):.1f} s summed over them"
                 if summary.get("sharers_paused_by_timed_tests") else "sharers never paused (no --pause, or no driver 570+)")
              + (f"; nvidia-smi: GPU busy {mean_busy:.0f}% of the time on average" if mean_busy is not None else "")]
+    explaining = explaining_seconds(summary)
+    result["batch"]["explaining"] = explaining
+    lines.append(f"  explaining, summed over submissions: profiles held the GPU alone {explaining['profiles_alone']:.1f} s "
+                 f"and waited {explaining['profiles_waiting']:.1f} s for it (new correctness tests wait behind them); "
+                 f"compute-sanitizer's reruns shared it {explaining['reruns']:.1f} s")
     if sharers_busy is not None:
         lines.append(f"  floor: the timed tests' {sec['gpu_alone']:.1f} s alone + about {sharers_busy:.1f} s of the sharers' "
                      f"kernels (nvidia-smi), which no fair schedule overlaps with them: "

@@ -5,7 +5,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of  # noqa: E402
+from bench_batch import (explaining_seconds, reruns_whole_and_kernel_seconds, sharers_kernel_seconds,  # noqa: E402
+                         spans_of)
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -30,4 +31,7 @@ whole = reruns_whole_and_kernel_seconds(summary, busy)
 check(abs(whole - 8.0) < 1e-9, f"reruns whole outside the timed spans (7 s) + other kernels (1 s) = 8 s, got {whole}")
 check(reruns_whole_and_kernel_seconds({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
       "with no reruns both floors count the same kernels")
+# The explanations' time, summed: the profile 20-21 s alone; reruns 4 + 3 + 2 s.
+check(explaining_seconds(summary) == {"profiles_alone": 1.0, "profiles_waiting": 0.0, "reruns": 9.0},
+      f"explaining: {explaining_seconds(summary)}")
 sys.exit(check.finish("bench_batch floors"))
