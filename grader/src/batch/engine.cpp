@@ -288,7 +288,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
     // memcheck reruns of a small lesson01 test at once took 2.2 s, one alone
     // 0.55 s).
     std::vector<std::unique_ptr<std::atomic<int>>> handed_over;
-    for (std::size_t g = 0; g < std::max<std::size_t>(1, settings.gpus.size()); ++g)
+    for (std::size_t g = 0; g < slots; ++g)
         handed_over.push_back(std::make_unique<std::atomic<int>>(0));
     std::vector<std::unique_ptr<work_places>> judging_places, explaining_places;
     const int graders_per_gpu = std::max(1, settings.graders_per_gpu);

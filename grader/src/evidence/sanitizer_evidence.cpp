@@ -49,14 +49,19 @@ bool finds_hazards_in_any_test(sanitizer_tool tool) {
     return tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck;
 }
 const graded_test* quicker_passing_test_of_suite(const std::vector<graded_test>& tests, const graded_test& failing) {
-    const std::string suite = failing.id.substr(0, failing.id.find('.'));
+    const std::string suite = suite_of(failing.id);
     const graded_test* quickest = nullptr;
     for (const auto& t : tests) {
         if (!t.gpu || t.performance || t.status != test_status::passed || t.ms >= failing.ms) continue;
-        if (t.id.substr(0, t.id.find('.')) != suite) continue;
+        if (suite_of(t.id) != suite) continue;
         if (!quickest || t.ms < quickest->ms) quickest = &t;
     }
     return quickest;
+}
+
+// Where a rerun of `test` under `tool` writes its report.
+fs::path report_file_of(const fs::path& report_dir, const std::string& test, sanitizer_tool tool) {
+    return report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(test), to_string(tool));
 }
 
 // An address in an input's guard becomes the element it would be.
@@ -163,8 +168,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             rerun = true;
             // One rerun of `which` under the tool; none where it wrote no report.
             auto rerun_of = [&](const std::string& which) -> std::optional<sanitizer_report> {
-                const fs::path report_file =
-                    report_dir / fmt::format("{}.{}.txt", course::testing::evidence_file_name(which), to_string(tool));
+                const fs::path report_file = report_file_of(report_dir, which, tool);
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
                 run_under(which, sanitizer_command(*sanitizer, tool, report_file),
@@ -216,9 +220,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 notes.push_back(fmt::format("compute-sanitizer ({}) counted {} error(s) in {} that the grader could "
                                             "not read; its report: {}",
                                             to_string(tool), report.error_count, id,
-                                            (report_dir / fmt::format("{}.{}.txt",
-                                                                      course::testing::evidence_file_name(id),
-                                                                      to_string(tool))).string()));
+                                            report_file_of(report_dir, id, tool).string()));
                 break;
             }
             if (!report.tool_errors.empty()) {

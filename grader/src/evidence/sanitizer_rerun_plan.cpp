@@ -7,10 +7,7 @@
 
 namespace grader {
 
-namespace {
-// "VecAdd.PartialLastBlock" -> "VecAdd".
 std::string suite_of(const std::string& test) { return test.substr(0, test.find('.')); }
-}  // namespace
 
 const rerun_plan::outcome* rerun_plan::finding_in_suite_of(const std::string& test) const {
     const auto it = std::find_if(outcomes_.begin(), outcomes_.end(), [&](const outcome& o) {

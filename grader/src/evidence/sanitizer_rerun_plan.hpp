@@ -24,6 +24,10 @@
 
 namespace grader {
 
+// A test's suite: "VecAdd.PartialLastBlock" -> "VecAdd" (the tests of one
+// function, so of its kernels).
+std::string suite_of(const std::string& test);
+
 class rerun_plan {
 public:
     explicit rerun_plan(bool every_test) : every_test_(every_test) {}

@@ -223,12 +223,8 @@ std::vector<slurm_task> parse_sacct(std::string_view output) {
 
 std::optional<long long> parse_sinfo_largest_memory_mib(std::string_view output) {
     std::optional<long long> largest;
-    std::size_t start = 0;
-    while (start < output.size()) {
-        std::size_t end = output.find('\n', start);
-        if (end == std::string_view::npos) end = output.size();
-        const std::string line(trim(output.substr(start, end - start)));
-        start = end + 1;
+    for (const auto raw : split(output, '\n')) {
+        const std::string line(trim(raw));
         std::size_t digits = 0;
         while (digits < line.size() && std::isdigit(static_cast<unsigned char>(line[digits]))) ++digits;
         if (digits == 0 || digits > 15) continue;

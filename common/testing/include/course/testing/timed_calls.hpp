@@ -75,7 +75,8 @@ struct timed_calls {
     // Every array the call is handed, the output among them, in the same
     // order in every program: the judge replays the call on its own copies
     // of them. Empty: the call is not replayed, and its time is the record's.
-    std::vector<device_span<const float>> arrays;    // Kernels the course hands the call, which the student's library does
+    std::vector<device_span<const float>> arrays;
+    // Kernels the course hands the call, which the student's library does
     // not hold (lesson03's SAXPY, compiled from the lesson's source while
     // the program runs): by name, the program's own copy. In the judge, a
     // recorded launch of one is replayed with the judge's copy, the launch
