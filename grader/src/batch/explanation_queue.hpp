@@ -15,9 +15,15 @@
 // tests), and the batch ended no sooner. Once nothing is left to judge, the
 // graders' places go to the explainers (engine.cpp).
 //
-// Those for which `goes_first` is true are taken first (those with a profile
-// to take, with the GPU alone: no profile should wait behind another
-// submission's long sanitizer reruns); then the one of the highest `cost`,
+// Those for which `at_the_end` is true (a profile to take, with the GPU
+// alone) wait until nothing more will come (close(): every submission is
+// judged), then go first. A profile is an explanation: taken while the
+// graders work, it held their correctness tests back (on an H200,
+// lesson07's class once had four profiles in a row waiting for the GPU
+// alone while every grader waited behind them, 14 s of a nearly idle GPU).
+// Before the end one is taken only where the queue is full of them, so that
+// a grader never waits for room that only the end would make.
+// The rest: the one of the highest `cost` first,
 // the first to come among equals: longest first, so that the longest reruns
 // are not the last to start. (On an H200, lesson07's classes end with one
 // submission's racecheck reruns, 20 to 30 s with the GPU to themselves; with
@@ -39,30 +45,28 @@ namespace grader {
 template <typename Item>
 class explanation_queue {
 public:
-    explanation_queue(std::size_t capacity, std::function<bool(const Item&)> goes_first,
+    explanation_queue(std::size_t capacity, std::function<bool(const Item&)> at_the_end,
                       std::function<double(const Item&)> cost = {})
-        : capacity_(capacity), goes_first_(std::move(goes_first)), cost_(std::move(cost)) {}
+        : capacity_(capacity), at_the_end_(std::move(at_the_end)), cost_(std::move(cost)) {}
 
     // Adds one, once fewer than `capacity` wait.
     void put(Item item) {
         std::unique_lock lock(mutex_);
         room_.wait(lock, [&] { return queue_.size() < capacity_; });
         queue_.push_back(std::move(item));
-        ready_.notify_one();
+        ready_.notify_all();  // a full queue lets an explainer take what waits for the end
     }
 
-    // The next to explain, once there is one; nullopt once closed and empty.
+    // The next to explain, once there is one it may take; nullopt once
+    // closed and empty.
     std::optional<Item> take() {
         std::unique_lock lock(mutex_);
-        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
-        if (queue_.empty()) return std::nullopt;
-        auto which = std::find_if(queue_.begin(), queue_.end(), goes_first_);
-        if (which == queue_.end()) {
-            which = queue_.begin();
-            if (cost_)
-                for (auto it = queue_.begin(); it != queue_.end(); ++it)
-                    if (cost_(*it) > cost_(*which)) which = it;
-        }
+        typename std::deque<Item>::iterator which;
+        ready_.wait(lock, [&] {
+            which = next();
+            return which != queue_.end() || (closed_ && queue_.empty());
+        });
+        if (which == queue_.end()) return std::nullopt;
         Item taken = std::move(*which);
         queue_.erase(which);
         room_.notify_one();
@@ -77,8 +81,22 @@ public:
     }
 
 private:
+    // The one to take now, or end() where none may be taken yet (mutex held).
+    typename std::deque<Item>::iterator next() {
+        const auto waits_for_the_end = [&](const Item& item) { return at_the_end_ && at_the_end_(item); };
+        const auto first_at_the_end = std::find_if(queue_.begin(), queue_.end(), waits_for_the_end);
+        if (closed_ && first_at_the_end != queue_.end()) return first_at_the_end;
+        auto which = queue_.end();
+        for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+            if (waits_for_the_end(*it)) continue;
+            if (which == queue_.end() || (cost_ && cost_(*it) > cost_(*which))) which = it;
+        }
+        if (which == queue_.end() && queue_.size() >= capacity_) return first_at_the_end;  // full of them
+        return which;
+    }
+
     std::size_t capacity_;
-    std::function<bool(const Item&)> goes_first_;
+    std::function<bool(const Item&)> at_the_end_;
     std::function<double(const Item&)> cost_;
     std::mutex mutex_;
     std::condition_variable ready_, room_;

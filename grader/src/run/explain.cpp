@@ -67,7 +67,7 @@ public:
         gpu_turn& turn = *alone_while_testing;
         under_tool.on_start([&](const std::string& started) {
             if (started != id) return;
-            turn.alone();
+            turn.alone(gpu_gate::alone_for::profiling);
             write_word(go, course::testing::gpu_alone_go);
         });
         // Another profile may follow: new sharers wait meanwhile, for up to the patience.
@@ -180,7 +180,8 @@ void explain_failures(const run_options& options, graded_run& run) {
     // Every verdict is in: what the tools find explains them, and changes
     // none. The profiles come first: they take the GPU alone (a profile's
     // figures, DRAM throughput and time, are only right so), and in a batch
-    // they should not wait behind other runs' long sanitizer reruns.
+    // they wait for the reruns on the GPU to end (gpu_gate::alone_for), this
+    // run's own among them.
     using clock = std::chrono::steady_clock;
     const auto evidence_start = clock::now();
     const step_timings::measure timed(options.timings, "evidence (compute-sanitizer and Nsight Compute reruns)");

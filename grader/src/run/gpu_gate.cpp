@@ -117,7 +117,7 @@ bool gpu_gate::may_yield_in(std::chrono::steady_clock::time_point now) const {
 }
 
 void gpu_gate::stop_yielding_in_the_way() {
-    if (waiting_alone_ == 0) return;
+    if (waiting_to_time_ == 0) return;
     if (pauser_ || only_yielding_inside()) stop_yielding_sharers();
 }
 
@@ -162,7 +162,7 @@ void gpu_gate::leave_shared(ticket which) {
     changed_.notify_all();
 }
 
-void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
+void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving, alone_for why) {
     std::unique_lock lock(mutex_);
     account();
     if (leaving) {
@@ -170,11 +170,13 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
         changed_.notify_all();
     }
     if (waiting_alone_++ == 0) timed_runs_wait_from_now();
+    const bool timing = why == alone_for::timing;
+    if (timing) ++waiting_to_time_;
     open_span(gate_span::waiting_alone, owner);
-    // No yielding sharer goes in from now (it waits for waiting_alone_), and
-    // those inside are stopped as soon as nothing else is inside: they leave
-    // at once. Each stop is called with the lock held, so that its sharer,
-    // which cannot leave meanwhile, is still there to hear it.
+    // No yielding sharer goes in from now (it waits for waiting_alone_), and,
+    // for a timed test, those inside are stopped as soon as nothing else is
+    // inside: they leave at once. Each stop is called with the lock held, so
+    // that its sharer, which cannot leave meanwhile, is still there to hear it.
     stop_yielding_in_the_way();
     for (;;) {
         if (!alone_ && !pausing_) {
@@ -189,6 +191,7 @@ void gpu_gate::enter_alone(const void* owner, std::optional<ticket> leaving) {
     }
     close_span(gate_span::waiting_alone, owner);
     account();
+    if (timing) --waiting_to_time_;
     if (--waiting_alone_ > 0) timed_runs_wait_from_now();  // the others, behind no sharer that was not paused
     alone_ = true;
     alone_owner_ = owner;
@@ -417,12 +420,12 @@ bool gpu_turn::others_wait_to_be_alone() const {
     return gate_ && !alone_ && gate_->timed_runs_waiting();
 }
 
-void gpu_turn::alone() {
+void gpu_turn::alone(gpu_gate::alone_for why) {
     if (!gate_ || alone_) return;
     // Its share goes as it begins to wait: two runs that both want to be
     // alone must not each hold a share the other waits for.
     if (places_) places_->lend();
-    gate_->enter_alone(this, std::exchange(ticket_, std::nullopt));
+    gate_->enter_alone(this, std::exchange(ticket_, std::nullopt), why);
     if (places_) places_->take_back();
     alone_ = true;
 }

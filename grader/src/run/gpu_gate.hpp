@@ -29,8 +29,10 @@
 // once the GPU is free of timed tests. Until then a rerun runs on beside the
 // sharers the timed run waits for anyway; behind a hang too, no new one
 // starts while a timed run waits. Where sharers are paused rather than
-// waited for, reruns, which cannot be paused, are stopped as soon as a run
-// waits.
+// waited for, reruns, which cannot be paused, are stopped as soon as a timed
+// run waits. A profile (Nsight Compute, alone_for::profiling) is an
+// explanation too: it waits for the reruns inside to end instead of stopping
+// them, and no new one starts meanwhile.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
@@ -77,14 +79,21 @@ public:
     // `owner` (a gpu_turn) names the run, whose processes watch() lists.
     ticket enter_shared(const void* owner = nullptr);
     void leave_shared(ticket which);
+    // Why a run wants the GPU alone: to time a test, which no explanation
+    // may hold up (the yielding sharers in its way are stopped, and done
+    // again later), or to profile one for an explanation (ncu's figures are
+    // only right alone), which is feedback like a rerun: it waits for the
+    // reruns inside to end rather than throw their work away.
+    enum class alone_for { timing, profiling };
     // `leaving`: the caller's own share, given up in the same step as it
     // begins to wait, so that no sharer held back for it (between two of
     // its timed tests) slips in between the two and is waited for.
-    void enter_alone(const void* owner = nullptr, std::optional<ticket> leaving = std::nullopt);
+    void enter_alone(const void* owner = nullptr, std::optional<ticket> leaving = std::nullopt,
+                     alone_for why = alone_for::timing);
     void leave_alone();
     // A sharer that yields to timed runs (an explanation's rerun): it goes
     // in once no run waits to be alone, is alone or is between two timed
-    // tests; from then until it leaves, once a waiting run
+    // tests; from then until it leaves, once a run waiting to time a test
     // would wait for it and other yielding sharers alone, `stop` is called
     // (once, from the thread that changed the gate, with the gate's lock
     // held: it must not block or call the gate), which must make the
@@ -166,6 +175,7 @@ private:
     };
     std::map<ticket, yielding_sharer> yielding_;  // those of inside_ that yield to timed runs
     int waiting_alone_ = 0;    // runs waiting to be alone: new sharers wait behind them
+    int waiting_to_time_ = 0;  // those of them that wait to time a test: they stop yielding sharers
     // Sharers between two timed tests of theirs, and since when: new sharers
     // wait behind them too, for up to the patience.
     std::map<ticket, std::chrono::steady_clock::time_point> between_timed_;
@@ -214,7 +224,8 @@ public:
     gpu_turn(const gpu_turn&) = delete;
     gpu_turn& operator=(const gpu_turn&) = delete;
 
-    void alone();         // while alone, later calls do nothing
+    // While alone, later calls do nothing.
+    void alone(gpu_gate::alone_for why = gpu_gate::alone_for::timing);
     // Back to sharing, where alone; otherwise nothing. `more_timed_to_come`:
     // as for gpu_gate::alone_to_shared.
     void shared_again(bool more_timed_to_come = false);

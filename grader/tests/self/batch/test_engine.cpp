@@ -198,6 +198,37 @@ TEST(GpuGate, ARerunRunsOnWhileATimedRunWaitsForOtherSharers) {
     EXPECT_TRUE(alone);
 }
 
+// A profile wants the GPU alone too, but it is an explanation: the reruns
+// inside are waited for, not stopped (their work would be thrown away), and
+// no new one goes in meanwhile.
+TEST(GpuGate, AProfileWaitsForARerunInsteadOfStoppingIt) {
+    gpu_gate gate;
+    std::atomic<bool> stopped{false}, profiling{false}, late_in{false};
+    const auto rerun = gate.enter_yielding([&] { stopped = true; });
+    std::thread profile([&] {
+        gate.enter_alone(nullptr, std::nullopt, gpu_gate::alone_for::profiling);
+        profiling = true;
+        std::this_thread::sleep_for(30ms);
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);  // the profile waits now
+    std::thread late([&] {
+        const auto mine = gate.enter_yielding([] {});
+        late_in = true;
+        EXPECT_TRUE(profiling) << "a new rerun went in before the waiting profile";
+        gate.leave_yielding(mine);
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(stopped) << "a profile stopped a rerun";
+    EXPECT_FALSE(profiling) << "the profile went in beside the rerun";
+    EXPECT_FALSE(late_in) << "a new rerun went in while a profile waited";
+    EXPECT_FALSE(gate.leave_yielding(rerun)) << "the rerun was told to do its work again";
+    profile.join();
+    late.join();
+    EXPECT_TRUE(profiling);
+    EXPECT_TRUE(late_in);
+}
+
 // A hang holds its share of the GPU up to its time limit, and a timed run
 // waits for it: once the timed run has waited its patience out, new sharers
 // go in beside the hang; once the hang has left, they wait again.
@@ -411,6 +442,38 @@ TEST(ExplanationQueue, ProfilesFirstThenTheCostliestFirst) {
     std::vector<int> taken;
     while (auto n = queue.take()) taken.push_back(*n);
     EXPECT_EQ(taken, (std::vector<int>{4, 6, 7, 25, 3, 13, 11}));
+}
+
+// A profile takes the GPU alone, so it waits until every submission is
+// judged: taken earlier, it held the graders' tests back.
+TEST(ExplanationQueue, ProfilesWaitUntilEverySubmissionIsJudged) {
+    auto queue = numbers_queue(8);
+    queue.put(4);
+    queue.put(1);
+    EXPECT_EQ(queue.take(), 1);
+    std::atomic<bool> took{false};
+    std::optional<int> profile;
+    std::thread explainer([&] {
+        profile = queue.take();
+        took = true;
+    });
+    std::this_thread::sleep_for(50ms);
+    EXPECT_FALSE(took) << "a profile was taken while submissions could still come to be judged";
+    queue.close();
+    explainer.join();
+    EXPECT_EQ(profile, 4);
+    EXPECT_EQ(queue.take(), std::nullopt);
+}
+
+// A queue full of profiles lets one go before the end: a grader must never
+// wait for room that only the end would make.
+TEST(ExplanationQueue, AQueueFullOfProfilesLetsTheFirstGo) {
+    auto queue = numbers_queue(2);
+    queue.put(4);
+    queue.put(6);
+    EXPECT_EQ(queue.take(), 4);
+    queue.put(1);
+    EXPECT_EQ(queue.take(), 1) << "a profile went before the end although the queue was no longer full of them";
 }
 
 // Explainers wait for work until the graders are done; a grader waits for
