@@ -28,7 +28,7 @@ std::optional<fs::path> find_compute_sanitizer() {
 }
 
 std::vector<std::string> sanitizer_command(const fs::path& compute_sanitizer, sanitizer_tool tool,
-                                           const fs::path& report_file) {
+                                           const fs::path& report_file, const std::vector<std::string>& only_kernels) {
     std::vector<std::string> args{
         compute_sanitizer.string(), "--tool", to_string(tool),
         // The report goes to a file of its own, not into the test's output.
@@ -45,6 +45,8 @@ std::vector<std::string> sanitizer_command(const fs::path& compute_sanitizer, sa
         // summary names only the two lines of code.
         args.insert(args.end(), {"--racecheck-report", "hazard"});
     }
+    // Each filter adds kernels to check; kne= is a whole mangled name.
+    for (const auto& kernel : only_kernels) args.insert(args.end(), {"--kernel-name", "kne=" + kernel});
     return args;
 }
 

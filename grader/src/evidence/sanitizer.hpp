@@ -29,9 +29,12 @@ inline constexpr sanitizer_tool sanitizer_tools_in_order[] = {
 std::optional<std::filesystem::path> find_compute_sanitizer();
 
 // The arguments that put a program under `tool`, which writes its report to
-// `report_file`. The program's own arguments follow them.
+// `report_file`. The program's own arguments follow them. `only_kernels`
+// (mangled names): where given, the tool checks those kernels alone
+// (--kernel-name), and every other kernel runs unchecked at full speed.
 std::vector<std::string> sanitizer_command(const std::filesystem::path& compute_sanitizer, sanitizer_tool tool,
-                                           const std::filesystem::path& report_file);
+                                           const std::filesystem::path& report_file,
+                                           const std::vector<std::string>& only_kernels = {});
 
 // What compute-sanitizer exits with when it found an error (--error-exitcode):
 // a test program never ends so on its own (it ends with 0 or 1).

@@ -146,6 +146,13 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         if (!kernels->synchronization) plan.nothing_to_look_at(sanitizer_tool::synccheck);
     };
     std::set<std::pair<sanitizer_tool, std::string>> looked_at;  // quicker tests rerun in a failing one's place
+    // The student's kernels, asked once, before the first hazard tool runs.
+    std::optional<std::vector<std::string>> own_kernels;
+    auto kernels_for = [&](sanitizer_tool tool) -> std::vector<std::string> {
+        if (!finds_hazards_in_any_test(tool) || options.every_test || !options.own_kernels) return {};
+        if (!own_kernels) own_kernels = options.own_kernels();
+        return *own_kernels;
+    };
     for (const auto& id : ids) {
         graded_test& t = test_named(id);
         std::optional<sanitizer_report> found;
@@ -171,7 +178,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 const fs::path report_file = report_file_of(report_dir, which, tool);
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
-                run_under(which, sanitizer_command(*sanitizer, tool, report_file),
+                run_under(which, sanitizer_command(*sanitizer, tool, report_file, kernels_for(tool)),
                           std::min(time_left(), options.per_rerun_limit));
                 if (!fs::exists(report_file, ec)) {
                     // It did not start (or not as far as its report): no rerun will do better.

@@ -53,6 +53,14 @@ struct sanitizer_options {
     std::function<std::optional<kernel_instructions>(const std::atomic<bool>& give_up)> read_kernels;
     // How long the first racecheck or synccheck waits for that answer.
     std::chrono::milliseconds wait_for_kernels{500};
+    // The kernels compiled into the test program and the student's library
+    // (mangled names), which racecheck and synccheck then check alone: the
+    // kernels of a library the program calls (cuBLAS's in lesson07) run
+    // unchecked at full speed, as a race or a barrier in them is not the
+    // student's. Empty where they cannot be told (a library that compiles
+    // or loads kernels at run time, no cuobjdump): every kernel is checked.
+    // Not asked with every_test.
+    std::function<std::vector<std::string>()> own_kernels;
     // Where set, the time the reruns so far spent not running: waiting for
     // the GPU, or stopped for a timed test and done again (a batch's reruns
     // yield to timed tests, gpu_gate.hpp). The budget does not count it.

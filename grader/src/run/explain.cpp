@@ -97,6 +97,23 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
         return kernel_instructions_of(find_cuobjdump(), options.tests_program, options.implementation_library,
                                       reruns.log_dir() / "program-sass.txt", &give_up);
     };
+    // Every kernel compiled into the test program or the student's library:
+    // a library the program calls (cuBLAS) is left out. None (every kernel
+    // checked) where the student's code compiles or loads kernels at run
+    // time: those are in neither.
+    plan.own_kernels = [&] {
+        std::vector<std::string> names;
+        const auto cuobjdump = find_cuobjdump();
+        if (!cuobjdump || options.implementation_library.empty() ||
+            loads_kernels_at_run_time(options.implementation_library))
+            return names;
+        const kernel_sources sources =
+            kernel_sources_of(cuobjdump, options.implementation_library, options.tests_program, reruns.log_dir());
+        for (const auto* compiled : {&sources.own, &sources.test_program})
+            for (const auto& [name, source] : *compiled)
+                if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+        return names;
+    };
     return add_sanitizer_evidence(
         tests, plan, reruns.reports(),
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {

@@ -216,6 +216,17 @@ TEST(SanitizerCommand, WritesItsReportToAFileAndChecksOnlyKernels) {
     EXPECT_NE(std::find(race.begin(), race.end(), "--racecheck-report"), race.end());
 }
 
+// Given kernels, the tool checks those alone, each named whole (kne=).
+TEST(SanitizerCommand, ChecksOnlyTheKernelsItIsGiven) {
+    const auto race = grader::sanitizer_command("cs", sanitizer_tool::racecheck, "r.txt",
+                                                {"_Z19matmul_tiled_kernelPKfS0_Pfiii", "_Z4fillPfi"});
+    const std::vector<std::string> tail(race.end() - 4, race.end());
+    EXPECT_EQ(tail, (std::vector<std::string>{"--kernel-name", "kne=_Z19matmul_tiled_kernelPKfS0_Pfiii",
+                                              "--kernel-name", "kne=_Z4fillPfi"}));
+    const auto all = grader::sanitizer_command("cs", sanitizer_tool::racecheck, "r.txt");
+    EXPECT_EQ(std::find(all.begin(), all.end(), "--kernel-name"), all.end());
+}
+
 // The reruns, with a stand-in for the test program: each "run" writes the
 // report the test says the tool would.
 struct fake_sanitizer : grader::testing::fake_cuda_tool {
@@ -528,6 +539,32 @@ TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
                                                "Tiled.Large memcheck", "Tiled.Large racecheck"}));
     EXPECT_EQ(tests[2].messages[0].rfind("compute-sanitizer (racecheck)", 0), 0u) << tests[2].messages[0];
     EXPECT_EQ(tests[1].messages, std::vector<std::string>{"wrong"});
+}
+
+// racecheck and synccheck check the program's own kernels alone (not those
+// of a library it calls); memcheck and initcheck check every kernel: a wrong
+// leading dimension handed to cuBLAS shows as its kernel reading out of
+// bounds. The kernels are asked for once.
+TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(1);
+    grader::sanitizer_options options;
+    int asked = 0;
+    options.own_kernels = [&] {
+        ++asked;
+        return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"};
+    };
+    std::vector<std::string> filtered;
+    grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const bool only = std::find(command.begin(), command.end(), "kne=_Z6vecaddPKfS0_Pfi") != command.end();
+            filtered.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
+            std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(filtered, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
+                                                  "synccheck own kernels", "initcheck every kernel"}));
+    EXPECT_EQ(asked, 1);
 }
 
 // --sanitize checks every test with every tool it needs: nothing is spared.
