@@ -38,6 +38,10 @@ struct replay_findings {
 }  // namespace
 
 // Where the test's arrays lie in this process: address and bytes of each.
+void clear_persisting_l2() {
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
+}
+
 std::vector<std::uint64_t> placement(const timed_calls& work) {
     std::vector<std::uint64_t> words;
     for (const auto& a : work.arrays) {
@@ -92,8 +96,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         CUDA_CHECK(cudaMemsetAsync(output, 0xFF, output_bytes, stream));
         work.fresh_inputs(inputs, stream);
         scratch.fill_with_pattern(stream);
-        // A GPU without persisting L2 lines (before Ampere) has none to clear.
-        if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
+        clear_persisting_l2();
         if (!modules->reload(why)) return refuse(why);
         try {
             replay.prepare(record.repetitions[static_cast<std::size_t>(k)]);
@@ -105,10 +108,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         // to back, without the judge's own launch gaps in its time.
         event_timer timer;
         try {
-            stream_hold hold(stream, hold_flag, 0);
-            timer.start(stream);
-            replay.queue(stream);
-            timer.stop(stream);
+            time_behind_hold(stream, hold_flag, timer, [&] { replay.queue(stream); });
         } catch (const replay_refused& e) {
             return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         }

@@ -9,10 +9,30 @@
 #include <optional>
 #include <vector>
 
+#include "course/pinned_array.hpp"
 #include "course/testing/gpu_record.hpp"
+#include "course/testing/stream_order.hpp"
 #include "course/testing/timed_calls.hpp"
+#include "course/timing.hpp"
 
 namespace course::testing::detail {
+
+// Before each timed repetition, the replay's and a yardstick's alike: no
+// persisting L2 lines are left from the last one (a GPU before Ampere has
+// none to clear).
+void clear_persisting_l2();
+
+// Times what `queue` puts on `stream` with `timer`'s events around it, all
+// of it queued behind a hold and then let go, so that it runs back to back
+// on the GPU without the host's launch gaps in its time. An exception from
+// `queue` lets the hold go.
+template <typename Queue>
+void time_behind_hold(cudaStream_t stream, pinned_array<unsigned>& hold_flag, event_timer& timer, Queue&& queue) {
+    stream_hold hold(stream, hold_flag, 0);
+    timer.start(stream);
+    queue();
+    timer.stop(stream);
+}
 
 // Where the test's arrays lie in this process: address and bytes of each,
 // as the student's program records them and the judge compares.

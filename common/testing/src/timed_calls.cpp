@@ -320,17 +320,10 @@ double time_yardstick(const timed_calls& work) {
     std::vector<double> ms;
     for (int k = 0; k < work.repetitions; ++k) {
         work.fresh_inputs(inputs_seed(k), stream);
-        // As before a replay (replayed_calls.cpp); a GPU without persisting
-        // L2 lines has none to clear.
-        if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
+        detail::clear_persisting_l2();  // as before a replay (replayed_calls.cpp)
         CUDA_CHECK(cudaDeviceSynchronize());
         event_timer timer;
-        {
-            stream_hold hold(stream, hold_flag, 0);
-            timer.start(stream);
-            work.call(stream);
-            timer.stop(stream);
-        }
+        detail::time_behind_hold(stream, hold_flag, timer, [&] { work.call(stream); });
         CUDA_CHECK(cudaStreamSynchronize(stream));
         ms.push_back(timer.elapsed().count());
     }
