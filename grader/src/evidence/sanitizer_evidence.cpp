@@ -147,9 +147,14 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
     };
     std::set<std::pair<sanitizer_tool, std::string>> looked_at;  // quicker tests rerun in a failing one's place
     // The student's kernels, asked once, before the first hazard tool runs.
+    // A tool that wrote no report with them named (a compute-sanitizer that
+    // does not know --kernel-name) is run again without, and so from then on.
     std::optional<std::vector<std::string>> own_kernels;
+    bool filter_refused = false;
+    std::set<sanitizer_tool> filtered;  // the tools that ran over those kernels alone
     auto kernels_for = [&](sanitizer_tool tool) -> std::vector<std::string> {
-        if (!finds_hazards_in_any_test(tool) || options.every_test || !options.own_kernels) return {};
+        if (!finds_hazards_in_any_test(tool) || options.every_test || !options.own_kernels || filter_refused)
+            return {};
         if (!own_kernels) own_kernels = options.own_kernels();
         return *own_kernels;
     };
@@ -178,8 +183,16 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 const fs::path report_file = report_file_of(report_dir, which, tool);
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
-                run_under(which, sanitizer_command(*sanitizer, tool, report_file, kernels_for(tool)),
+                const std::vector<std::string> only = kernels_for(tool);
+                run_under(which, sanitizer_command(*sanitizer, tool, report_file, only),
                           std::min(time_left(), options.per_rerun_limit));
+                if (!only.empty() && !fs::exists(report_file, ec)) {
+                    filter_refused = true;
+                    run_under(which, sanitizer_command(*sanitizer, tool, report_file),
+                              std::min(time_left(), options.per_rerun_limit));
+                } else if (!only.empty()) {
+                    filtered.insert(tool);
+                }
                 if (!fs::exists(report_file, ec)) {
                     // It did not start (or not as far as its report): no rerun will do better.
                     notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): "
@@ -265,6 +278,15 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         if (const std::string not_run = plan.why_not_run(); !not_run.empty())
             spared = spared.empty() ? "compute-sanitizer: " + not_run : spared + "; " + not_run;
         if (!spared.empty()) notes.push_back(spared);
+    }
+    if (!filtered.empty()) {
+        std::vector<std::string> tools;
+        for (const sanitizer_tool tool : sanitizer_tools_in_order)
+            if (filtered.count(tool)) tools.push_back(to_string(tool));
+        notes.push_back(fmt::format("compute-sanitizer: {} checked only the {} kernel(s) compiled into your code and "
+                                    "the test program; the kernels of a library they call (cuBLAS, say) ran unchecked, "
+                                    "as a hazard inside them is not one your code can have",
+                                    fmt::join(tools, " and "), own_kernels ? own_kernels->size() : 0));
     }
     if (!unchecked.empty())
         notes.push_back(fmt::format("compute-sanitizer did not check {} (or not with every tool): the {} s allowed for its reruns were "

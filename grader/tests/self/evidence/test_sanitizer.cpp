@@ -555,7 +555,7 @@ TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
         return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"};
     };
     std::vector<std::string> filtered;
-    grader::add_sanitizer_evidence(
+    const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
         [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
             const bool only = std::find(command.begin(), command.end(), "kne=_Z6vecaddPKfS0_Pfi") != command.end();
@@ -565,6 +565,36 @@ TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
     EXPECT_EQ(filtered, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
                                                   "synccheck own kernels", "initcheck every kernel"}));
     EXPECT_EQ(asked, 1);
+    const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find("racecheck and synccheck checked only the 1 kernel(s) compiled into your code") !=
+               std::string::npos;
+    });
+    EXPECT_TRUE(said) << "the report does not say which kernels the hazard tools looked at";
+}
+
+// A compute-sanitizer that writes no report when given kernels to check
+// (one that does not know --kernel-name) is run again without them, and is
+// not given them again.
+TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(1);
+    grader::sanitizer_options options;
+    options.own_kernels = [] { return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"}; };
+    std::vector<std::string> runs;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            const bool only = std::find(command.begin(), command.end(), "--kernel-name") != command.end();
+            runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
+            if (!only) std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        });
+    EXPECT_EQ(runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
+                                              "racecheck every kernel", "synccheck every kernel",
+                                              "initcheck every kernel"}));
+    for (const auto& n : notes) {
+        EXPECT_EQ(n.find("wrote no report"), std::string::npos) << n;
+        EXPECT_EQ(n.find("checked only"), std::string::npos) << n;
+    }
 }
 
 // --sanitize checks every test with every tool it needs: nothing is spared.
