@@ -1,10 +1,8 @@
 #include <atomic>
-#include <cstdlib>
 
 #include "course/device_span.hpp"
 #include "course/error.hpp"
 #include "course/gpu_clock.cuh"
-#include "course/testing/evidence.hpp"
 #include "course/testing/stream_order.hpp"
 
 namespace course::testing {
@@ -15,17 +13,6 @@ namespace {
 // inside it, or a cudaFree) cannot return, so the host never releases the
 // hold: the hold gives up after this long, and such a call is only slow.
 constexpr unsigned long long give_up_ns = 2'000'000'000;  // 2 s
-// Under compute-sanitizer (the grader's reruns that explain a failure) a
-// call may wait for the held stream where a plain run's would not: a
-// cudaMemcpy on the legacy default stream did so on an H200, each hold then
-// running to its limit. The rerun looks for memory errors, not at the
-// order of the work, so the hold gives up sooner there.
-constexpr unsigned long long give_up_under_sanitizer_ns = 100'000'000;  // 100 ms
-
-unsigned long long hold_give_up_ns() {
-    static const bool under_sanitizer = std::getenv(under_sanitizer_variable) != nullptr;
-    return under_sanitizer ? give_up_under_sanitizer_ns : give_up_ns;
-}
 
 // One thread. Its name says whose it is: the judge of a timed test tells the
 // harness's kernels from the student's by it (timed_calls.cpp).
@@ -33,12 +20,11 @@ unsigned long long hold_give_up_ns() {
 // for a kernel queued on another stream while the stream was held to start
 // and finish (the tests keep their sizes small), even when another process
 // shares the GPU in time slices.
-__global__ void course_harness_hold_stream(device_span<const unsigned> released, unsigned long long margin_ns,
-                                           unsigned long long give_up_after_ns) {
+__global__ void course_harness_hold_stream(device_span<const unsigned> released, unsigned long long margin_ns) {
     // volatile: read the host's flag anew each time, not once into a register.
     const volatile unsigned* flag = released.data();
     const unsigned long long start = gpu_nanoseconds();
-    while (*flag == 0 && gpu_nanoseconds() - start < give_up_after_ns) {
+    while (*flag == 0 && gpu_nanoseconds() - start < give_up_ns) {
 #if __CUDA_ARCH__ >= 700
         __nanosleep(1000);  // host memory is read over the bus: a poll a microsecond is plenty
 #endif
@@ -68,7 +54,7 @@ void stream_hold::start(unsigned long long margin_ns) {
     void* flag = nullptr;
     CUDA_CHECK(cudaHostGetDevicePointer(&flag, released_, 0));
     course_harness_hold_stream<<<1, 1, 0, stream_>>>(
-        device_span<const unsigned>(static_cast<const unsigned*>(flag), 1), margin_ns, hold_give_up_ns());
+        device_span<const unsigned>(static_cast<const unsigned*>(flag), 1), margin_ns);
     CUDA_CHECK(cudaGetLastError());
 }
 

@@ -121,8 +121,7 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
             // batch): it starts once none waits for the GPU, is stopped when
             // one starts to wait, and is then done again from the start.
             const test_processes::env_list env{
-                {course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()},
-                {course::testing::under_sanitizer_variable, "1"}};
+                {course::testing::input_map_variable, input_map_file(reruns.reports(), id).string()}};
             // What a stopped attempt left (part of a report, an input map)
             // is not the next attempt's.
             auto forget_attempt = [&] {

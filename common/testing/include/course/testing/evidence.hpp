@@ -177,10 +177,6 @@ inline constexpr const char* evidence_wait_variable = "COURSE_EVIDENCE_WAIT_MS";
 // Where the grader's compute-sanitizer reruns ask guard-paged inputs to say
 // where they lie (guard_paged.hpp, the input map): a file path.
 inline constexpr const char* input_map_variable = "COURSE_INPUT_MAP";
-// Set (to 1) in the grader's compute-sanitizer reruns: a stream hold
-// (stream_order.hpp) gives up sooner there, as the tool may make a call wait
-// for the held stream that a plain run would not.
-inline constexpr const char* under_sanitizer_variable = "COURSE_UNDER_SANITIZER";
 
 // The file that holds a test's evidence, inside the evidence folder (the
 // grader's claims take the same name plus ".claim"). Inline: the grader
