@@ -105,13 +105,20 @@ bool gpu_gate::only_yielding_inside() const {
 
 bool gpu_gate::overdue_behind_a_long_sharer(std::chrono::steady_clock::time_point now) const {
     if (waiting_alone_ == 0 || now - waiting_since_ < patience_) return false;
+    // A rerun in a timed run's way is stopped, so it is not waited for; a
+    // profile waits for it as for any sharer.
+    const bool reruns_waited_for = waiting_to_time_ == 0;
     return std::any_of(inside_.begin(), inside_.end(), [&](const auto& sharer) {
-        return sharer.first < came_after_ && yielding_.count(sharer.first) == 0;
+        return sharer.first < came_after_ && (reruns_waited_for || yielding_.count(sharer.first) == 0);
     });
 }
 
 bool gpu_gate::may_yield_in(std::chrono::steady_clock::time_point now) const {
-    if (alone_ || waiting_alone_ > 0) return false;
+    if (alone_ || waiting_to_time_ > 0) return false;
+    // Behind a waiting profile, as any sharer: once it has waited its
+    // patience out behind a rerun that was in before it (a racecheck of 20 s,
+    // say), new reruns go in beside that one rather than leave the GPU to it.
+    if (waiting_alone_ > 0 && !overdue_behind_a_long_sharer(now)) return false;
     const auto ends = between_timed_ends();
     return !ends || now >= *ends;
 }
@@ -125,10 +132,17 @@ gpu_gate::ticket gpu_gate::enter_yielding(std::function<void()> stop, const void
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued, owner);
     for (auto now = std::chrono::steady_clock::now(); !may_yield_in(now); now = std::chrono::steady_clock::now()) {
-        // Woken by any change, and when the last patience between timed tests runs out.
-        const auto ends = between_timed_ends();
-        if (ends && *ends > now && !alone_ && waiting_alone_ == 0) changed_.wait_until(lock, *ends);
-        else changed_.wait(lock);
+        // Woken by any change, when the last patience between timed tests
+        // runs out, and when a waiting profile's does.
+        auto wake = std::chrono::steady_clock::time_point::max();
+        if (const auto ends = between_timed_ends(); ends && *ends > now && !alone_ && waiting_alone_ == 0)
+            wake = *ends;
+        if (waiting_alone_ > 0 && waiting_to_time_ == 0 && !alone_ && now < waiting_since_ + patience_)
+            wake = std::min(wake, waiting_since_ + patience_);
+        if (wake == std::chrono::steady_clock::time_point::max())
+            changed_.wait(lock);
+        else
+            changed_.wait_until(lock, wake);
     }
     close_span(gate_span::queued, owner);
     account();

@@ -32,7 +32,8 @@
 // waited for, reruns, which cannot be paused, are stopped as soon as a timed
 // run waits. A profile (Nsight Compute, alone_for::profiling) is an
 // explanation too: it waits for the reruns inside to end instead of stopping
-// them, and no new one starts meanwhile.
+// them, and no new one starts meanwhile, up to the patience behind one that
+// was in before it, as for any sharer.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).
@@ -153,8 +154,9 @@ private:
     // (or sharers may be paused, which a rerun under a tool cannot be) (mutex held).
     void stop_yielding_in_the_way();
     bool only_yielding_inside() const;  // (mutex held)
-    // A timed run has waited its patience out behind a sharer, not a
-    // yielding one, that was in before it began to wait (mutex held).
+    // A run has waited its patience out to be alone behind a sharer that was
+    // in before it began to wait: for a timed run, not a yielding one (that
+    // one is stopped) (mutex held).
     bool overdue_behind_a_long_sharer(std::chrono::steady_clock::time_point now) const;
     // Whether a yielding sharer may go in now (mutex held).
     bool may_yield_in(std::chrono::steady_clock::time_point now) const;

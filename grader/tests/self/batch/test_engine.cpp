@@ -229,6 +229,41 @@ TEST(GpuGate, AProfileWaitsForARerunInsteadOfStoppingIt) {
     EXPECT_TRUE(late_in);
 }
 
+// Behind a long rerun (a racecheck of 20 s), a waiting profile holds new
+// reruns back only for its patience, as a timed run does behind a hang; once
+// that rerun has left, new ones wait for the profile again.
+TEST(GpuGate, BehindALongRerunAProfileHoldsNewRerunsBackOnlyForItsPatience) {
+    gpu_gate gate(100ms);
+    const auto long_rerun = gate.enter_yielding([] {});
+    std::atomic<bool> profiled{false};
+    std::thread profile([&] {
+        gate.enter_alone(nullptr, std::nullopt, gpu_gate::alone_for::profiling);
+        profiled = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(30ms);  // the profile waits now
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto beside = gate.enter_yielding([] {});
+    const auto waited = std::chrono::steady_clock::now() - t0;
+    EXPECT_GE(waited, 50ms) << "a new rerun went in before the profile had waited its patience out";
+    EXPECT_LT(waited, 2s);
+    gate.leave_yielding(long_rerun);
+    std::atomic<bool> late_in{false};
+    std::thread late([&] {
+        const auto mine = gate.enter_yielding([] {});
+        late_in = true;
+        EXPECT_TRUE(profiled) << "once the long rerun had left, a new rerun went before the profile";
+        gate.leave_yielding(mine);
+    });
+    std::this_thread::sleep_for(250ms);
+    EXPECT_FALSE(late_in);
+    EXPECT_FALSE(profiled) << "the profile went in beside a rerun";
+    EXPECT_FALSE(gate.leave_yielding(beside));
+    profile.join();
+    late.join();
+    EXPECT_TRUE(late_in);
+}
+
 // A hang holds its share of the GPU up to its time limit, and a timed run
 // waits for it: once the timed run has waited its patience out, new sharers
 // go in beside the hang; once the hang has left, they wait again.
