@@ -184,11 +184,11 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
                 const std::vector<std::string> only = kernels_for(tool);
-                run_under(which, sanitizer_command(*sanitizer, tool, report_file, only),
+                run_under(which, sanitizer_command(*sanitizer, tool, report_file, only), report_file,
                           std::min(time_left(), options.per_rerun_limit));
                 if (!only.empty() && !fs::exists(report_file, ec)) {
                     filter_refused = true;
-                    run_under(which, sanitizer_command(*sanitizer, tool, report_file),
+                    run_under(which, sanitizer_command(*sanitizer, tool, report_file), report_file,
                               std::min(time_left(), options.per_rerun_limit));
                 } else if (!only.empty()) {
                     filtered.insert(tool);

@@ -75,9 +75,11 @@ inline constexpr std::chrono::seconds sanitize_all_budget{600};
 inline constexpr int sanitizer_limit_factor = 4;
 
 // Runs test `id` of the student's program alone under `tool_command` (which
-// ends where the program's own arguments begin), stopped after `limit`.
-using run_under_sanitizer_fn = std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
-                                                  std::chrono::milliseconds limit)>;
+// ends where the program's own arguments begin, and writes the tool's report
+// to `report_file`), stopped after `limit`.
+using run_under_sanitizer_fn =
+    std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
+                       const std::filesystem::path& report_file, std::chrono::milliseconds limit)>;
 
 // Where a rerun of test `id` asks its guard-paged inputs to say where they
 // lie (input_map.hpp), so that an address in a guard is told as an element.

@@ -8,7 +8,6 @@
 #include <atomic>
 #include <chrono>
 #include <filesystem>
-#include <iterator>
 
 #include "course/testing/evidence.hpp"
 #include "evidence/kernel_instructions.hpp"
@@ -116,7 +115,8 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
     };
     return add_sanitizer_evidence(
         tests, plan, reruns.reports(),
-        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
+        [&](const std::string& id, const std::vector<std::string>& tool, const std::filesystem::path& report_file,
+            std::chrono::milliseconds limit) {
             // Feedback, never a grade, so it yields to timed tests (in a
             // batch): it starts once none waits for the GPU, is stopped when
             // one starts to wait, and is then done again from the start.
@@ -126,9 +126,7 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
             // is not the next attempt's.
             auto forget_attempt = [&] {
                 std::error_code ec;
-                const auto log_file = std::find(tool.begin(), tool.end(), "--log-file");
-                if (log_file != tool.end() && std::next(log_file) != tool.end())
-                    std::filesystem::remove(*std::next(log_file), ec);
+                std::filesystem::remove(report_file, ec);
                 std::filesystem::remove(input_map_file(reruns.reports(), id), ec);
             };
             const auto asked = std::chrono::steady_clock::now();

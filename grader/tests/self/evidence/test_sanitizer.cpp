@@ -267,7 +267,7 @@ TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
     std::vector<std::string> tools_run;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             EXPECT_EQ(id, "VecAdd.PartialLastBlock");
             tools_run.push_back(arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
@@ -290,7 +290,7 @@ TEST(SanitizerEvidence, AnAddressInAnInputsGuardIsNamedAsAnElement) {
     const auto reports = fake.dir.path() / "reports";
     grader::add_sanitizer_evidence(
         tests, {}, reports,
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             // a: 129 floats at 0x7f0000000000, its guard 12 bytes after its end.
             std::ofstream(grader::input_map_file(reports, id))
                 << R"({"name":"a","first":139637976727552,"element_bytes":4,"rows":1,"cols":129,"pitch":129,)"
@@ -319,7 +319,7 @@ TEST(SanitizerEvidence, WhenNoToolFindsAnythingNothingIsAdded) {
     std::vector<std::string> tools_run;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             tools_run.push_back(arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
         });
@@ -335,7 +335,7 @@ TEST(SanitizerEvidence, APassStaysAPassAndTheBugIsNoted) {
     options.every_test = true;
     const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
         });
     EXPECT_EQ(tests[0].status, grader::test_status::passed);
@@ -353,7 +353,7 @@ TEST(SanitizerEvidence, AToolThatCannotWorkHereIsSaidOnceAndClaimsNothing) {
     int runs = 0;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             ++runs;
             std::ofstream(arg_after(command, "--log-file")) << "========= Error: Device not supported\n";
         });
@@ -370,7 +370,7 @@ TEST(SanitizerEvidence, WhatTheBudgetLeavesUncheckedIsNamed) {
     options.budget = std::chrono::seconds(3);  // less than one rerun is given
     const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) { FAIL(); });
+        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) { FAIL(); });
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_EQ(notes[0], "compute-sanitizer did not check VecAdd.PartialLastBlock (or not with every tool): the 3 s allowed "
                         "for its reruns were spent");
@@ -384,7 +384,7 @@ TEST(SanitizerEvidence, WithoutTheToolTheRunSaysHowToGetIt) {
     auto tests = lesson_tests();
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, "/tmp/unused",
-        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) { FAIL(); });
+        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) { FAIL(); });
     setenv("PATH", saved_path.c_str(), 1);
     unsetenv("COURSE_COMPUTE_SANITIZER");
     ASSERT_EQ(notes.size(), 1u);
@@ -408,7 +408,7 @@ TEST(SanitizerEvidence, AToolThatFoundNothingInTwoFailuresIsNotRunOnTheRest) {
     std::vector<std::string> rerun;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
         });
@@ -430,7 +430,7 @@ TEST(SanitizerEvidence, TheQuickestFailuresAreRerunFirst) {
     std::vector<std::string> rerun;
     grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
         });
@@ -447,7 +447,7 @@ TEST(SanitizerEvidence, OnceAToolFoundAnErrorTheRestOfTheSuiteIsToldWhereItWasSe
     std::vector<std::string> rerun;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file"))
                 << (id == "VecAdd.Fails0" ? "========= ERROR SUMMARY: 0 errors\n" : memcheck_out_of_bounds);
@@ -489,7 +489,7 @@ TEST(SanitizerEvidence, RacecheckLooksAtAQuickerPassingTestOfTheSameSuiteFirst) 
     std::vector<std::string> rerun;
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const std::string tool = arg_after(command, "--tool");
             rerun.push_back(id + " " + tool);
             std::ofstream(arg_after(command, "--log-file"))
@@ -526,7 +526,7 @@ TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
     std::vector<std::string> rerun;
     grader::add_sanitizer_evidence(
         tests, {}, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const std::string tool = arg_after(command, "--tool");
             rerun.push_back(id + " " + tool);
             std::ofstream(arg_after(command, "--log-file"))
@@ -557,7 +557,7 @@ TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
     std::vector<std::string> filtered;
     const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const bool only = std::find(command.begin(), command.end(), "kne=_Z6vecaddPKfS0_Pfi") != command.end();
             filtered.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
@@ -583,7 +583,7 @@ TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
     std::vector<std::string> runs;
     const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const bool only = std::find(command.begin(), command.end(), "--kernel-name") != command.end();
             runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
             if (!only) std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
@@ -606,7 +606,7 @@ TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
     std::vector<std::string> rerun;
     grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
         });
@@ -632,7 +632,7 @@ std::vector<std::string> tools_run_with(std::optional<grader::kernel_instruction
     std::vector<std::string> rerun;
     const auto said = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
         });
@@ -671,7 +671,7 @@ TEST(SanitizerEvidence, AToolWithNothingToLookAtInTheProgramIsNotRun) {
         };
         const auto said = grader::add_sanitizer_evidence(
             tests, options, fake.dir.path() / "reports",
-            [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+            [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
                 std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
             });
         ASSERT_EQ(said.size(), 1u);
@@ -711,7 +711,7 @@ TEST(SanitizerEvidence, AnAnswerThatComesLateSparesOnlyTheRerunsAfterItAndIsGive
     std::vector<std::string> rerun;
     std::vector<std::string> notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string& id, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const std::string tool = arg_after(command, "--tool");
             rerun.push_back(id + " " + tool);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
@@ -741,7 +741,7 @@ TEST(SanitizerEvidence, AnAnswerThatComesLateSparesOnlyTheRerunsAfterItAndIsGive
     };
     grader::add_sanitizer_evidence(
         more, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, std::chrono::milliseconds) {
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
         });
     EXPECT_TRUE(told_to_stop);
