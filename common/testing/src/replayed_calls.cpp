@@ -37,11 +37,11 @@ struct replay_findings {
 
 }  // namespace
 
-// Where the test's arrays lie in this process: address and bytes of each.
 void clear_persisting_l2() {
-    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();
+    if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();  // none before Ampere
 }
 
+// Where the test's arrays lie in this process: address and bytes of each.
 std::vector<std::uint64_t> placement(const timed_calls& work) {
     std::vector<std::uint64_t> words;
     for (const auto& a : work.arrays) {
