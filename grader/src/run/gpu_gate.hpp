@@ -22,10 +22,10 @@
 // process while another run is alone. A paused run's time limits are
 // extended by the time it was paused.
 // An explanation's rerun (compute-sanitizer) is feedback, not a grade, so
-// it never holds up a timed test: it goes in only while no run waits to be
-// alone, is alone, or is between two timed tests of its own, and once a
-// waiting run would wait for nothing but such reruns, they are stopped at
-// once (enter_yielding); the explainer does each again, from the start,
+// it never holds up a timed test: it goes in only while no run waits to
+// time a test, is alone, or is between two timed tests of its own, and once
+// a waiting timed run would wait for nothing but such reruns, they are
+// stopped at once (enter_yielding); the explainer does each again, from the start,
 // once the GPU is free of timed tests. Until then a rerun runs on beside the
 // sharers the timed run waits for anyway; behind a hang too, no new one
 // starts while a timed run waits. Where sharers are paused rather than
