@@ -57,21 +57,26 @@ bool gpu_gate::may_share(std::chrono::steady_clock::time_point now, bool pausabl
     return overdue_behind_a_long_sharer(now);
 }
 
+void gpu_gate::wait_for_a_change(std::unique_lock<std::mutex>& lock, std::chrono::steady_clock::time_point now) {
+    // A patience that runs out changes what may go in without anyone calling
+    // the gate: the last between two timed tests, and a waiting run's.
+    auto wake = std::chrono::steady_clock::time_point::max();
+    if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
+    if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
+        wake = std::min(wake, waiting_since_ + patience_);
+    if (wake == std::chrono::steady_clock::time_point::max())
+        changed_.wait(lock);
+    else
+        changed_.wait_until(lock, wake);
+}
+
 gpu_gate::ticket gpu_gate::enter_shared(const void* owner) {
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued, owner);
     const auto known = runs_.find(owner);
     const bool pausable = pauser_ && owner && known != runs_.end() && known->second.watched;
     for (auto now = std::chrono::steady_clock::now(); !may_share(now, pausable); now = std::chrono::steady_clock::now()) {
-        // Woken by any change, and when a patience runs out.
-        auto wake = std::chrono::steady_clock::time_point::max();
-        if (const auto ends = between_timed_ends(); ends && *ends > now) wake = *ends;
-        if (waiting_alone_ > 0 && !alone_ && now < waiting_since_ + patience_)
-            wake = std::min(wake, waiting_since_ + patience_);
-        if (wake == std::chrono::steady_clock::time_point::max())
-            changed_.wait(lock);
-        else
-            changed_.wait_until(lock, wake);
+        wait_for_a_change(lock, now);
     }
     close_span(gate_span::queued, owner);
     account();
@@ -132,17 +137,7 @@ gpu_gate::ticket gpu_gate::enter_yielding(std::function<void()> stop, const void
     std::unique_lock lock(mutex_);
     open_span(gate_span::queued, owner);
     for (auto now = std::chrono::steady_clock::now(); !may_yield_in(now); now = std::chrono::steady_clock::now()) {
-        // Woken by any change, when the last patience between timed tests
-        // runs out, and when a waiting profile's does.
-        auto wake = std::chrono::steady_clock::time_point::max();
-        if (const auto ends = between_timed_ends(); ends && *ends > now && !alone_ && waiting_alone_ == 0)
-            wake = *ends;
-        if (waiting_alone_ > 0 && waiting_to_time_ == 0 && !alone_ && now < waiting_since_ + patience_)
-            wake = std::min(wake, waiting_since_ + patience_);
-        if (wake == std::chrono::steady_clock::time_point::max())
-            changed_.wait(lock);
-        else
-            changed_.wait_until(lock, wake);
+        wait_for_a_change(lock, now);
     }
     close_span(gate_span::queued, owner);
     account();

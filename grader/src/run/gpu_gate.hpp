@@ -160,6 +160,9 @@ private:
     bool overdue_behind_a_long_sharer(std::chrono::steady_clock::time_point now) const;
     // Whether a yielding sharer may go in now (mutex held).
     bool may_yield_in(std::chrono::steady_clock::time_point now) const;
+    // Waits, for a sharer that may not go in yet, until the gate changes or
+    // a patience runs out (mutex held by `lock`).
+    void wait_for_a_change(std::unique_lock<std::mutex>& lock, std::chrono::steady_clock::time_point now);
     // Tries to pause every sharer inside but `owner` (mutex held by `lock`,
     // released while the driver works); true once they all are.
     bool pause_sharers(const void* owner, std::unique_lock<std::mutex>& lock);
