@@ -119,10 +119,17 @@ bool gpu_gate::overdue_behind_a_long_sharer(std::chrono::steady_clock::time_poin
 }
 
 bool gpu_gate::may_yield_in(std::chrono::steady_clock::time_point now) const {
-    if (alone_ || waiting_to_time_ > 0) return false;
-    // Behind a waiting profile, as any sharer: once it has waited its
-    // patience out behind a rerun that was in before it (a racecheck of 20 s,
-    // say), new reruns go in beside that one rather than leave the GPU to it.
+    if (alone_) return false;
+    // Where sharers are paused, a waiting timed run stops every rerun at
+    // once (stop_yielding_in_the_way): none goes in meanwhile.
+    if (waiting_to_time_ > 0 && pauser_) return false;
+    // Behind a waiting run, as any sharer: once it has waited its patience
+    // out behind a sharer that was in before it (a hang running to its time
+    // limit; for a profile, a racecheck of 20 s too), new reruns go in beside
+    // that one rather than leave the GPU to it. A timed run loses nothing:
+    // they are stopped as soon as it would wait for nothing else (on an H200,
+    // lesson01's class once had three explanations wait 12 to 16 s behind a
+    // hang that a timed test waited for).
     if (waiting_alone_ > 0 && !overdue_behind_a_long_sharer(now)) return false;
     const auto ends = between_timed_ends();
     return !ends || now >= *ends;

@@ -27,10 +27,12 @@
 // a waiting timed run would wait for nothing but such reruns, they are
 // stopped at once (enter_yielding); the explainer does each again, from the start,
 // once the GPU is free of timed tests. Until then a rerun runs on beside the
-// sharers the timed run waits for anyway; behind a hang too, no new one
-// starts while a timed run waits. Where sharers are paused rather than
-// waited for, reruns, which cannot be paused, are stopped as soon as a timed
-// run waits. A profile (Nsight Compute, alone_for::profiling) is an
+// sharers the timed run waits for anyway, and once the timed run has waited
+// its patience out behind a sharer that was in before it (a hang), new
+// reruns go in beside that one too, as new sharers do: they are stopped when
+// it leaves, unless they are done by then. Where sharers are paused rather
+// than waited for, reruns, which cannot be paused, are stopped as soon as a
+// timed run waits, and none goes in while one does. A profile (Nsight Compute, alone_for::profiling) is an
 // explanation too: it waits for the reruns inside to end instead of stopping
 // them, and no new one starts meanwhile, up to the patience behind one that
 // was in before it, as for any sharer.
@@ -93,8 +95,9 @@ public:
                      alone_for why = alone_for::timing);
     void leave_alone();
     // A sharer that yields to timed runs (an explanation's rerun): it goes
-    // in once no run waits to be alone, is alone or is between two timed
-    // tests; from then until it leaves, once a run waiting to time a test
+    // in once no run waits to be alone (or the one waiting is overdue behind
+    // a long sharer), is alone or is between two timed tests; from then
+    // until it leaves, once a run waiting to time a test
     // would wait for it and other yielding sharers alone, `stop` is called
     // (once, from the thread that changed the gate, with the gate's lock
     // held: it must not block or call the gate), which must make the

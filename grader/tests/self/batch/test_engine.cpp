@@ -147,7 +147,8 @@ TEST(GpuGate, ATimedTestStopsARerunWhichIsDoneAgainAfterIt) {
     EXPECT_GE(attempts[1].end - attempts[1].start, 990) << "done again from the start";
 }
 
-// No rerun starts while a timed test waits for the GPU or holds it alone.
+// No rerun starts while a timed test waits for the GPU (within its
+// patience) or holds it alone.
 TEST(GpuGate, ARerunWaitsForTimedTestsToBeDone) {
     gpu_gate gate;
     const auto sharer = gate.enter_shared();  // a correctness test the timed run waits for
@@ -173,6 +174,42 @@ TEST(GpuGate, ARerunWaitsForTimedTestsToBeDone) {
     timed.join();
     explaining.join();
     EXPECT_TRUE(ran);
+}
+
+// Behind a hang, a rerun need not wait with the timed run (ms, patience 100):
+//      0  a hang holds its share of the GPU (until 400);
+//     20  a timed run starts to wait for the GPU alone;
+//     50  a rerun asks to go in: it waits for the timed run's patience;
+//  ~120  the patience is out, the hang still in: the rerun goes in beside it;
+//    400  the hang leaves: the rerun, all the timed run waits for now, is
+//         stopped, and the timed run goes in.
+TEST(GpuGate, BehindAHangARerunGoesInOnceATimedRunHasWaitedItsPatienceOutAndIsStoppedWhenTheHangLeaves) {
+    using clock = std::chrono::steady_clock;
+    gpu_gate gate(100ms);
+    const auto t0 = clock::now();
+    auto now_ms = [&] { return std::chrono::duration_cast<std::chrono::milliseconds>(clock::now() - t0).count(); };
+    const auto hang = gate.enter_shared();
+    std::atomic<long long> alone_from{-1};
+    std::thread timed([&] {
+        std::this_thread::sleep_for(20ms);
+        gate.enter_alone();
+        alone_from = now_ms();
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(50ms);
+    std::atomic<long long> stopped_at{-1};
+    const auto rerun = gate.enter_yielding([&] { stopped_at = now_ms(); });
+    const long long rerun_in = now_ms();
+    EXPECT_GE(rerun_in, 110) << "the rerun went in before the timed run had waited its patience out";
+    EXPECT_LT(rerun_in, 300) << "the rerun waited for the hang";
+    std::this_thread::sleep_for(std::chrono::milliseconds(400 - now_ms()));
+    gate.leave_shared(hang);
+    EXPECT_GE(stopped_at, 400) << "stopped while the timed run still waited for the hang";
+    std::this_thread::sleep_for(30ms);
+    EXPECT_EQ(alone_from, -1) << "the timed run went in beside the rerun";
+    EXPECT_TRUE(gate.leave_yielding(rerun)) << "not stopped when it was all the timed run waited for";
+    timed.join();
+    EXPECT_GE(alone_from, stopped_at);
 }
 
 // A rerun is stopped only once it would hold up a timed run: while the timed
@@ -599,6 +636,35 @@ TEST(GpuGate, ASharerThatCannotBePausedOrIsNotWatchedIsWaitedFor) {
         EXPECT_TRUE(alone);
     }
     EXPECT_TRUE(pauser.resumed.empty());
+}
+
+// Where sharers are paused, a timed run stops reruns as soon as it waits:
+// none goes in beside a hang, however long the timed run waits.
+TEST(GpuGate, WhereSharersArePausedNoRerunGoesInWhileATimedRunWaits) {
+    noting_pauser pauser;
+    pauser.refuse = true;  // a kernel that does not end
+    gpu_gate gate(50ms, &pauser);
+    const int hanging_run = 0;
+    const auto hang = gate.enter_shared(&hanging_run);
+    std::atomic<bool> alone{false}, ran{false};
+    std::thread timed([&] {
+        gate.enter_alone();
+        alone = true;
+        gate.leave_alone();
+    });
+    std::this_thread::sleep_for(20ms);  // the timed run waits now
+    std::thread explaining([&] {
+        const auto mine = gate.enter_yielding([] {});
+        ran = true;
+        EXPECT_TRUE(alone) << "a rerun went in while a timed run waited, where sharers are paused";
+        gate.leave_yielding(mine);
+    });
+    std::this_thread::sleep_for(200ms);  // past the patience
+    EXPECT_FALSE(ran);
+    gate.leave_shared(hang);
+    timed.join();
+    explaining.join();
+    EXPECT_TRUE(ran);
 }
 
 TEST(GpuGate, NoSharerStartsAProcessWhileAnotherRunIsAlone) {
