@@ -98,7 +98,8 @@ TEST(SanitizerReport, ReadsTheOlderLocationFormat) {
     EXPECT_EQ(report.findings[0].thread, "(9,0,0)");
 }
 
-// --racecheck-report hazard, which the grader asks for.
+// --racecheck-report hazard (not asked for by the grader, which asks for the
+// analysis below: a report of each hazard costs the tool too much).
 const char* const racecheck_hazard = R"(========= COMPUTE-SANITIZER
 ========= Error: Potential RAW hazard detected at __shared__ 0x780 in block (0,0,0) :
 =========     Write Thread (224,0,0) at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
@@ -129,7 +130,7 @@ TEST(SanitizerReport, NamesASharedMemoryHazardWithBothThreadsAndTheBlock) {
               "probe.cu:15");
 }
 
-// racecheck's default report (--racecheck-report analysis).
+// racecheck's default report (--racecheck-report analysis), which the grader asks for.
 const char* const racecheck_summary = R"(========= COMPUTE-SANITIZER
 ========= Error: Race reported between Write access at lesson::tiled_kernel(float *)+0xb0 in probe.cu:13
 =========     and Read access at lesson::tiled_kernel(float *)+0xc0 in probe.cu:15 [4096 hazards]
@@ -140,10 +141,13 @@ const char* const racecheck_summary = R"(========= COMPUTE-SANITIZER
 TEST(SanitizerReport, ReadsTheRaceAnalysisFormatToo) {
     const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_summary);
     ASSERT_EQ(report.findings.size(), 1u);
-    EXPECT_EQ(report.findings[0].kind,
-              "race on shared memory between a write (probe.cu:13) and a read (probe.cu:15), no barrier between");
+    EXPECT_EQ(report.findings[0].kind, "race on shared memory");
     EXPECT_EQ(report.findings[0].kernel, "tiled_kernel");
+    EXPECT_EQ(report.error_count, 1);
     EXPECT_TRUE(report.tool_errors.empty());
+    EXPECT_EQ(grader::describe(report.findings[0]),
+              "compute-sanitizer (racecheck): race on shared memory in tiled_kernel; a write at probe.cu:13 and a "
+              "read at probe.cu:15 with no barrier between them");
 }
 
 const char* const initcheck_uninitialised = R"(========= COMPUTE-SANITIZER
@@ -212,8 +216,12 @@ TEST(SanitizerCommand, WritesItsReportToAFileAndChecksOnlyKernels) {
                                             "--log-file", "/logs/r.txt", "--print-limit", "5",
                                             "--error-exitcode", "86", "--report-api-errors", "no"};
     EXPECT_EQ(args, expected);
+    // racecheck's analysis report: each race once, not each hazard.
     const auto race = grader::sanitizer_command("cs", sanitizer_tool::racecheck, "r.txt");
-    EXPECT_NE(std::find(race.begin(), race.end(), "--racecheck-report"), race.end());
+    const auto report_mode = std::find(race.begin(), race.end(), "--racecheck-report");
+    ASSERT_NE(report_mode, race.end());
+    ASSERT_NE(report_mode + 1, race.end());
+    EXPECT_EQ(*(report_mode + 1), "analysis");
 }
 
 // Given kernels, the tool checks those alone, each named whole (kne=).
