@@ -285,6 +285,8 @@ sanitizer_report parse_sanitizer_report(sanitizer_tool tool, const std::string& 
             // "93 errors were not printed": already counted.
         } else if (auto finding = open_finding(tool, line->text)) {
             open = std::move(finding);
+        } else if (line->text.rfind("Internal Sanitizer Error", 0) == 0) {
+            report.internal_errors.push_back(line->text);
         } else if (line->text.rfind("Error", 0) == 0 || line->text.rfind("ERROR", 0) == 0) {
             report.tool_errors.push_back(line->text);
         }

@@ -60,6 +60,10 @@ struct sanitizer_report {
     int error_count = 0;
     // Lines in which the tool says it could not do its work ("Error: Device not supported").
     std::vector<std::string> tool_errors;
+    // Lines in which the tool says it failed in this run ("Internal Sanitizer
+    // Error: The Sanitizer failed to handle a hardware exception."): counted
+    // as an error, but none of the program's.
+    std::vector<std::string> internal_errors;
 };
 
 // Reads a report written with --log-file. Lines it does not know are skipped.

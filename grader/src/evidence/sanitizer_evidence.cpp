@@ -186,7 +186,15 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 const std::vector<std::string> only = kernels_for(tool);
                 run_under(which, sanitizer_command(*sanitizer, tool, report_file, only), report_file,
                           std::min(time_left(), options.per_rerun_limit));
-                if (!only.empty() && !fs::exists(report_file, ec)) {
+                // With kernels named, the tool may also fail inside itself
+                // (CUDA 13.0's racecheck did over cuBLAS's TF32 kernels, left
+                // unchecked: "The Sanitizer failed to handle a hardware
+                // exception"), where it finds nothing without them.
+                auto failed_with_the_filter = [&] {
+                    return !fs::exists(report_file, ec) ||
+                           !parse_sanitizer_report(tool, file_text(report_file)).internal_errors.empty();
+                };
+                if (!only.empty() && failed_with_the_filter()) {
                     filter_refused = true;
                     run_under(which, sanitizer_command(*sanitizer, tool, report_file), report_file,
                               std::min(time_left(), options.per_rerun_limit));
@@ -202,6 +210,13 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                     return std::nullopt;
                 }
                 sanitizer_report report = parse_sanitizer_report(tool, file_text(report_file));
+                if (!report.internal_errors.empty()) {
+                    // Its failure, not the program's: this rerun shows nothing.
+                    notes.push_back(fmt::format("compute-sanitizer ({}) failed inside itself in {} (\"{}\"), so "
+                                                "that rerun checked nothing",
+                                                to_string(tool), which, report.internal_errors.front()));
+                    report.error_count = 0;
+                }
                 name_guarded_addresses(report, input_map_file(report_dir, which));
                 return report;
             };
@@ -235,6 +250,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 plan.found(tool, id, evidence_message(report));
                 break;
             }
+            if (!report.internal_errors.empty()) continue;  // noted; it checked nothing, so it found nothing either
             // Errors counted but none read: an error of a kind this grader does not know.
             if (report.error_count > 0) {
                 notes.push_back(fmt::format("compute-sanitizer ({}) counted {} error(s) in {} that the grader could "

@@ -605,6 +605,75 @@ TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
     }
 }
 
+// A compute-sanitizer that fails inside itself when given kernels to check
+// (CUDA 13.0's racecheck over cuBLAS's TF32 kernels) is run again without
+// them, and is not given them again: its failure is no finding.
+const char* const racecheck_internal_error = R"(========= COMPUTE-SANITIZER
+========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.
+========= 
+========= RACECHECK SUMMARY: 1 hazard displayed (1 error, 0 warnings)
+)";
+
+TEST(SanitizerReport, TellsTheToolsOwnFailureFromAFinding) {
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::racecheck, racecheck_internal_error);
+    EXPECT_TRUE(report.findings.empty());
+    EXPECT_TRUE(report.tool_errors.empty());
+    ASSERT_EQ(report.internal_errors.size(), 1u);
+    EXPECT_EQ(report.internal_errors[0],
+              "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.");
+}
+
+TEST(SanitizerEvidence, AToolThatFailsInsideItselfWithTheKernelFilterRunsWithoutIt) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(1);
+    grader::sanitizer_options options;
+    options.own_kernels = [] { return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"}; };
+    std::vector<std::string> runs;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
+            const bool only = std::find(command.begin(), command.end(), "--kernel-name") != command.end();
+            runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
+            std::ofstream(arg_after(command, "--log-file"))
+                << (only ? racecheck_internal_error : "========= ERROR SUMMARY: 0 errors\n");
+        });
+    EXPECT_EQ(runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
+                                              "racecheck every kernel", "synccheck every kernel",
+                                              "initcheck every kernel"}));
+    for (const auto& n : notes) {
+        EXPECT_EQ(n.find("could not read"), std::string::npos) << n;
+        EXPECT_EQ(n.find("failed inside itself"), std::string::npos) << n;
+    }
+}
+
+// Where it fails inside itself without the filter too, the report says so,
+// and the rerun counts as no check: not as "found nothing".
+TEST(SanitizerEvidence, AToolsFailureInsideItselfIsSaidAndFindsNothing) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(1);
+    grader::sanitizer_options options;
+    std::vector<std::string> runs;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, options, fake.dir.path() / "reports",
+        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
+            const std::string tool = arg_after(command, "--tool");
+            runs.push_back(tool);
+            std::ofstream(arg_after(command, "--log-file"))
+                << (tool == "racecheck" ? racecheck_internal_error : "========= ERROR SUMMARY: 0 errors\n");
+        });
+    EXPECT_EQ(runs, (std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"}));
+    const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.find("compute-sanitizer (racecheck) failed inside itself in VecAdd.Fails0") != std::string::npos &&
+               n.find("checked nothing") != std::string::npos;
+    });
+    EXPECT_TRUE(said);
+    for (const auto& n : notes) {
+        EXPECT_EQ(n.find("could not read"), std::string::npos) << n;
+        EXPECT_EQ(n.find("racecheck found nothing"), std::string::npos) << n;
+    }
+    EXPECT_EQ(tests[0].messages.front().rfind("compute-sanitizer", 0), std::string::npos);
+}
+
 // --sanitize checks every test with every tool it needs: nothing is spared.
 TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
     fake_sanitizer fake;
