@@ -11,6 +11,7 @@
 #include "course/stream.hpp"
 #include "course/testing/evidence.hpp"
 #include "course/testing/expect.hpp"
+#include "course/testing/explained.hpp"
 #include "course/testing/graded.hpp"
 
 namespace course::testing {
@@ -124,6 +125,10 @@ void expect_honours_stream(const stream_order_check& check) {
         compare(held, as_doubles(replayed), check.tol).ok() && !compare(replayed, expected, check.tol).ok();
     const std::string what = describe_wrong_element(on_held.examples.front(), expected_old);
     if (reproduced) {
+        // Seen whole: the answer on an idle stream was right, and the mistake
+        // replayed gives this very output. No compute-sanitizer tool looks
+        // at which stream work ran on.
+        next_failure_explained_beyond_the_tools();
         ADD_FAILURE() << check.what_ran << " did not run on the stream it was given: " << what << ".\n"
                       << on_held.summary() << "\nThe test held its stream (created with cudaStreamNonBlocking, as "
                       << "PyTorch creates its streams) with a kernel, wrote new inputs on it, called "

@@ -79,12 +79,21 @@ fs::path input_map_file(const fs::path& report_dir, const std::string& id) {
     return report_dir / (course::testing::evidence_file_name(id) + ".inputs.jsonl");
 }
 
+namespace {
+// A failure its test explained from what it saw, by a cause that none of
+// the tools looks at (course/testing/explained.hpp): rerunning it adds
+// nothing (unless every test is asked for).
+bool explained_beyond_the_tools(const graded_test& t, bool every_test) {
+    return t.explained_beyond_the_tools && !every_test;
+}
+}  // namespace
+
 std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests, bool every_test) {
     std::vector<std::string> ids;
     for (const auto& t : tests) {
         // Speed tests run the same kernels as the correctness tests, on inputs
         // too large to check at the tool's pace.
-        if (!t.gpu || t.performance) continue;
+        if (!t.gpu || t.performance || explained_beyond_the_tools(t, every_test)) continue;
         if ((failed_on_its_own(t) && !unfinished(t)) || (every_test && t.status == test_status::passed))
             ids.push_back(t.id);
     }
@@ -94,6 +103,14 @@ std::vector<std::string> tests_to_sanitize(const std::vector<graded_test>& tests
 std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests, const sanitizer_options& options,
                                                 const fs::path& report_dir, const run_under_sanitizer_fn& run_under) {
     std::vector<std::string> notes;
+    std::vector<std::string> explained;
+    for (const auto& t : tests)
+        if (t.gpu && !t.performance && failed_on_its_own(t) && explained_beyond_the_tools(t, options.every_test))
+            explained.push_back(t.id);
+    if (!explained.empty())
+        notes.push_back(fmt::format("compute-sanitizer did not rerun {}: the test named the cause from what it saw "
+                                    "(when the work ran, not what a kernel did), which none of its tools looks at",
+                                    fmt::join(explained, ", ")));
     std::vector<std::string> ids = tests_to_sanitize(tests, options.every_test);
     if (ids.empty()) return notes;
     const std::optional<fs::path> sanitizer = find_compute_sanitizer();

@@ -70,6 +70,7 @@ void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
     t.status = said.status;
     t.messages = said.messages;
     t.ms = said.ms;
+    t.explained_beyond_the_tools = said.explained_beyond_the_tools;
     if (said.status != test_status::passed) return;
     const outcome verdict = judge.verdict(t.id);
     // Only the judge's figure is kept: the student's program could say any.
@@ -82,6 +83,9 @@ void settle(graded_test& t, const outcome& said, concurrent_judge& judge) {
     if (verdict.status != test_status::failed)
         t.messages.push_back(fmt::format("(the judge could not check them: it {})", to_string(verdict.status)));
     t.messages.insert(t.messages.end(), verdict.messages.begin(), verdict.messages.end());
+    // The judge's words: its failures are all there is.
+    t.explained_beyond_the_tools = verdict.status == test_status::failed && said.left_to_judge &&
+                                   verdict.explained_beyond_the_tools;
 }
 
 void note_ignored_events(concurrent_judge& judge, std::vector<std::string>& notes) {

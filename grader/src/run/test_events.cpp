@@ -43,6 +43,8 @@ outcome read_end_event(const nlohmann::json& event) {
         result.figure = figure.size() > max_figure_bytes ? figure.substr(0, max_figure_bytes) + " [...]" : figure;
     }
     if (const auto ms = event.find("ms"); ms != event.end() && ms->is_number()) result.ms = ms->get<double>();
+    if (const auto e = event.find("explained_beyond_the_tools"); e != event.end() && e->is_boolean())
+        result.explained_beyond_the_tools = result.status == test_status::failed && e->get<bool>();
     if (result.status == test_status::failed && result.messages.empty())
         result.messages.push_back("the test failed without a message");
     return result;

@@ -19,6 +19,9 @@ struct outcome {
     double ms = 0;
     bool left_to_judge = false;  // a pass the student's program did not decide ("deferred")
     std::string figure{};        // a speed test's figure in one line (course::testing::report_figure)
+    // Every failure explained by the test from its data, by a cause no
+    // compute-sanitizer tool looks at (course/testing/explained.hpp).
+    bool explained_beyond_the_tools = false;
 };
 
 // A string field of an event, or "" where it is missing or not a string.

@@ -674,6 +674,31 @@ TEST(SanitizerEvidence, AToolsFailureInsideItselfIsSaidAndFindsNothing) {
     EXPECT_EQ(tests[0].messages.front().rfind("compute-sanitizer", 0), std::string::npos);
 }
 
+// A failure its test explained by a cause none of the tools looks at (the
+// stream its work ran on) is rerun under none, and the report says why;
+// with --sanitize it is rerun like every test.
+TEST(SanitizerEvidence, AFailureExplainedBeyondTheToolsIsNotRerun) {
+    fake_sanitizer fake;
+    auto tests = failing_tests(2);
+    tests[0].explained_beyond_the_tools = true;
+    std::vector<std::string> rerun;
+    auto run_under = [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&,
+                         std::chrono::milliseconds) {
+        rerun.push_back(id + " " + arg_after(command, "--tool"));
+        std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+    };
+    grader::sanitizer_options options;
+    const auto notes = grader::add_sanitizer_evidence(tests, options, fake.dir.path() / "reports", run_under);
+    for (const auto& r : rerun) EXPECT_EQ(r.rfind("VecAdd.Fails0", 0), std::string::npos) << r;
+    EXPECT_FALSE(rerun.empty()) << "the other failure was not rerun";
+    const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
+        return n.rfind("compute-sanitizer did not rerun VecAdd.Fails0: the test named the cause", 0) == 0;
+    });
+    EXPECT_TRUE(said);
+    EXPECT_EQ(grader::tests_to_sanitize(tests, false), std::vector<std::string>{"VecAdd.Fails1"});
+    EXPECT_EQ(grader::tests_to_sanitize(tests, true), (std::vector<std::string>{"VecAdd.Fails0", "VecAdd.Fails1"}));
+}
+
 // --sanitize checks every test with every tool it needs: nothing is spared.
 TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
     fake_sanitizer fake;

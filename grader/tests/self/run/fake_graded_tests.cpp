@@ -20,6 +20,7 @@
 
 #include "course/error.hpp"
 #include "course/testing/evidence.hpp"
+#include "course/testing/explained.hpp"
 #include "course/testing/graded.hpp"
 #include "course/testing/harness.hpp"
 #include "course/testing/performance.hpp"
@@ -139,10 +140,16 @@ GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }
 
+// FAKE_EXPLAINED: the failure is one the test explained by a cause no
+// compute-sanitizer tool looks at (explained.hpp); FAKE_EXPLAINED_ONE: a
+// second failure, not so explained, follows it.
 GRADED_HOST_TEST(Fake, Fails, 2, "a test that fails") {
     (void)course::testing::observe("answer", answer());
     SCOPED_TRACE("n = 129");
+    if (asked("FAKE_EXPLAINED") || asked("FAKE_EXPLAINED_ONE"))
+        course::testing::next_failure_explained_beyond_the_tools();
     ADD_FAILURE() << "element 128: expected 1, got NaN (never written)";
+    if (asked("FAKE_EXPLAINED_ONE")) ADD_FAILURE() << "element 129: expected 1, got 0";
 }
 
 // FAKE_LONG_LINES: lines of a megabyte each before the crash, which the

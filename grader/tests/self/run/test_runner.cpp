@@ -90,6 +90,23 @@ TEST(Runner, ReportsPassAndFailWithCleanMessages) {
     EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::not_run);
 }
 
+// A failure the test explained by a cause no compute-sanitizer tool looks
+// at reaches the report so marked (the tools rerun no such test); one
+// failure of two so explained does not mark the test.
+TEST(Runner, AFailureExplainedBeyondTheToolsIsMarkedOnlyWhereEveryFailureOfTheTestIs) {
+    EXPECT_FALSE(find(run(), "FakeHost.Fails").explained_beyond_the_tools);
+    {
+        env_var explained("FAKE_EXPLAINED");
+        const auto tests = run();
+        EXPECT_TRUE(find(tests, "FakeHost.Fails").explained_beyond_the_tools);
+        EXPECT_FALSE(find(tests, "FakeHost.Passes").explained_beyond_the_tools);
+    }
+    env_var one_of_two("FAKE_EXPLAINED_ONE");
+    const auto tests = run();
+    EXPECT_EQ(find(tests, "FakeHost.Fails").messages.size(), 2u);
+    EXPECT_FALSE(find(tests, "FakeHost.Fails").explained_beyond_the_tools);
+}
+
 TEST(Runner, ACrashCostsOnlyItsOwnTest) {
     env_var crash("FAKE_CRASH");
     const auto tests = run();

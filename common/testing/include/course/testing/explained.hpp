@@ -1,0 +1,23 @@
+#pragma once
+// A failure that a test explained from what it saw, by a cause that no
+// compute-sanitizer tool looks at: the stream a call's work was queued on,
+// say (stream_order.cpp names it only once replaying the mistake gave the
+// very output seen). memcheck, racecheck, synccheck and initcheck check
+// what kernels do, not when they run, so a rerun under them can add nothing
+// to such a failure; and a stream test under a tool costs seconds a rerun.
+//
+// The test says so just before it adds the failure. Where it said so of
+// every failure of the test, the test's end event says so too
+// (harness.cpp), and the grader reruns that test under no tool. The word
+// may come from the student's program (where it failed the test itself):
+// it spares only the explanation of that program's own failure, never
+// changes a verdict.
+namespace course::testing {
+
+void next_failure_explained_beyond_the_tools();
+
+// How many of the running test's failures were said so; the count starts
+// again (harness.cpp, at each test's start and end).
+int take_failures_explained_beyond_the_tools();
+
+}  // namespace course::testing
