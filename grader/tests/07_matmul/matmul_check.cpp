@@ -24,6 +24,7 @@
 #include "course/random.hpp"
 #include "course/testing/buffers_2d.hpp"
 #include "course/testing/expect_2d.hpp"
+#include "course/testing/explained.hpp"
 #include "course/testing/graded.hpp"
 #include "library_symbols.hpp"
 
@@ -425,9 +426,17 @@ std::string describe_output_guard(const course::testing::guard_report& g,
     return text;
 }
 
-// Empty when C is right; otherwise how many elements are wrong, the first
-// few, and the pattern they form with its usual cause.
-std::string judge_product(const result_view& v) {
+// What judge_product found wrong, and whether its cause lies where no
+// compute-sanitizer tool looks (explained.hpp): rounding, seen in every
+// element, is arithmetic, not memory, races or barriers.
+struct product_verdict {
+    std::string text;  // empty when C is right
+    bool beyond_the_tools = false;
+};
+
+// How many elements are wrong, the first few, and the pattern they form with
+// its usual cause.
+product_verdict judge_product(const result_view& v) {
     std::size_t unwritten = 0;
     for (float x : v.c) unwritten += is_poison(x);
 
@@ -477,9 +486,13 @@ std::string judge_product(const result_view& v) {
                 "first, then A, sizes N, M, K, the pitches as leading dimensions, no transposes).";
         if (why.empty()) why = diagnose_k_tail(v, wrong);
         if (why.empty()) why = diagnose_edges(v, wrong, is_wrong);
-        if (why.empty()) why = diagnose_precision(errors);
+        bool rounding = false;
+        if (why.empty()) {
+            why = diagnose_precision(errors);
+            rounding = !why.empty();
+        }
         if (why.empty()) why = unknown_pattern(v);
-        return message + "\n" + why;
+        return {message + "\n" + why, rounding};
     }
     return {};
 }
@@ -539,7 +552,10 @@ void check_product(const std::string& name, const multiply_fn& multiply, const p
         compute_reference(a, b, rows_to_check(s.m, options.sample_rows), options.identity_b);
     const result_view v{a, b, c, ref, options.bound, s.m, s.n, s.k, producer_of(name)};
 
-    if (const std::string verdict = judge_product(v); !verdict.empty()) ADD_FAILURE() << verdict;
+    if (const product_verdict verdict = judge_product(v); !verdict.text.empty()) {
+        if (verdict.beyond_the_tools) course::testing::next_failure_explained_beyond_the_tools();
+        ADD_FAILURE() << verdict.text;
+    }
 
     const auto guard = c_dev.guard_writes();
     if (!guard.clean()) ADD_FAILURE() << describe_output_guard(guard, c_dev.layout());
