@@ -108,8 +108,9 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         if (t.gpu && !t.performance && failed_on_its_own(t) && explained_beyond_the_tools(t, options.every_test))
             explained.push_back(t.id);
     if (!explained.empty())
-        notes.push_back(fmt::format("compute-sanitizer did not rerun {}: the test named the cause from what it saw "
-                                    "(when the work ran, not what a kernel did), which none of its tools looks at",
+        notes.push_back(fmt::format("compute-sanitizer did not rerun {}: the test named the cause from what it saw, "
+                                    "and it is not one the tools look for (they check memory accesses, races, "
+                                    "barriers and initialisation)",
                                     fmt::join(explained, ", ")));
     std::vector<std::string> ids = tests_to_sanitize(tests, options.every_test);
     if (ids.empty()) return notes;
