@@ -37,7 +37,7 @@ struct graded_test {
     std::vector<kernel_measure> kernels;
     bool profiled = false;  // a profile was taken (with no kernel in it, none ran)
     // Every failure explained by the test from its data, by a cause that no
-    // compute-sanitizer tool looks at (the stream the work ran on): no
+    // compute-sanitizer tool looks at (the stream the work ran on, rounding): no
     // rerun under the tools (course/testing/explained.hpp).
     bool explained_beyond_the_tools = false;
 

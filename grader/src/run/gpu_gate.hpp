@@ -32,10 +32,11 @@
 // reruns go in beside that one too, as new sharers do: they are stopped when
 // it leaves, unless they are done by then. Where sharers are paused rather
 // than waited for, reruns, which cannot be paused, are stopped as soon as a
-// timed run waits, and none goes in while one does. A profile (Nsight Compute, alone_for::profiling) is an
-// explanation too: it waits for the reruns inside to end instead of stopping
-// them, and no new one starts meanwhile, up to the patience behind one that
-// was in before it, as for any sharer.
+// timed run waits, and none goes in while one does. A profile (Nsight
+// Compute, alone_for::profiling) is an explanation too: it waits for the
+// reruns inside to end instead of stopping them, and no new one starts
+// meanwhile, up to the patience behind one that was in before it, as for
+// any sharer.
 // It also keeps a timeline of the GPU's time: held alone (the part of a
 // batch no parallelism can shorten), shared, and how long timed runs waited
 // for sharers to leave; and who held it when (the batch's timeline).

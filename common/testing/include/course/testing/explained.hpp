@@ -1,10 +1,11 @@
 #pragma once
 // A failure that a test explained from what it saw, by a cause that no
-// compute-sanitizer tool looks at: the stream a call's work was queued on,
-// say (stream_order.cpp names it only once replaying the mistake gave the
-// very output seen). memcheck, racecheck, synccheck and initcheck check
-// what kernels do, not when they run, so a rerun under them can add nothing
-// to such a failure; and a stream test under a tool costs seconds a rerun.
+// compute-sanitizer tool looks at: the stream a call's work was queued on
+// (stream_order.cpp names it only once replaying the mistake gave the very
+// output seen), or rounding in every element (lesson07's TF32). memcheck,
+// racecheck, synccheck and initcheck check memory accesses, races, barriers
+// and initialisation, so a rerun under them can add nothing to such a
+// failure; and a stream test under a tool costs seconds a rerun.
 //
 // The test says so just before it adds the failure. Where it said so of
 // every failure of the test, the test's end event says so too
