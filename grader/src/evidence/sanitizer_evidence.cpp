@@ -204,22 +204,24 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 const std::vector<std::string> only = kernels_for(tool);
                 run_under(which, sanitizer_command(*sanitizer, tool, report_file, only), report_file,
                           std::min(time_left(), options.per_rerun_limit));
+                auto read_report = [&]() -> std::optional<sanitizer_report> {
+                    if (!fs::exists(report_file, ec)) return std::nullopt;
+                    return parse_sanitizer_report(tool, file_text(report_file));
+                };
+                std::optional<sanitizer_report> read = read_report();
                 // With kernels named, the tool may also fail inside itself
                 // (CUDA 13.0's racecheck did over cuBLAS's TF32 kernels, left
                 // unchecked: "The Sanitizer failed to handle a hardware
                 // exception"), where it finds nothing without them.
-                auto failed_with_the_filter = [&] {
-                    return !fs::exists(report_file, ec) ||
-                           !parse_sanitizer_report(tool, file_text(report_file)).internal_errors.empty();
-                };
-                if (!only.empty() && failed_with_the_filter()) {
+                if (!only.empty() && (!read || !read->internal_errors.empty())) {
                     filter_refused = true;
                     run_under(which, sanitizer_command(*sanitizer, tool, report_file), report_file,
                               std::min(time_left(), options.per_rerun_limit));
+                    read = read_report();
                 } else if (!only.empty()) {
                     filtered.insert(tool);
                 }
-                if (!fs::exists(report_file, ec)) {
+                if (!read) {
                     // It did not start (or not as far as its report): no rerun will do better.
                     notes.push_back(fmt::format("compute-sanitizer wrote no report for {} (its log is in {}): "
                                                 "failures are explained by the tests' own checks only.",
@@ -227,7 +229,7 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                     tool_failed = true;
                     return std::nullopt;
                 }
-                sanitizer_report report = parse_sanitizer_report(tool, file_text(report_file));
+                sanitizer_report report = std::move(*read);
                 if (!report.internal_errors.empty()) {
                     // Its failure, not the program's: this rerun shows nothing.
                     notes.push_back(fmt::format("compute-sanitizer ({}) failed inside itself in {} (\"{}\"), so "

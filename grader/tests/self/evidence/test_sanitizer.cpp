@@ -580,26 +580,38 @@ TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
     EXPECT_TRUE(said) << "the report does not say which kernels the hazard tools looked at";
 }
 
-// A compute-sanitizer that writes no report when given kernels to check
-// (one that does not know --kernel-name) is run again without them, and is
-// not given them again.
-TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
+// One failing test explained by a compute-sanitizer that, given the
+// program's kernels to check, writes `filtered_report` (nullptr: no report);
+// without them it finds nothing. Returns each run's tool and filter, and the notes.
+struct filtered_runs {
+    std::vector<std::string> runs, notes;
+};
+filtered_runs explain_with_a_filter_that_writes(const char* filtered_report) {
     fake_sanitizer fake;
     auto tests = failing_tests(1);
     grader::sanitizer_options options;
     options.own_kernels = [] { return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"}; };
-    std::vector<std::string> runs;
-    const auto notes = grader::add_sanitizer_evidence(
+    filtered_runs seen;
+    seen.notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
         [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             const bool only = std::find(command.begin(), command.end(), "--kernel-name") != command.end();
-            runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
-            if (!only) std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            seen.runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
+            const char* report = only ? filtered_report : "========= ERROR SUMMARY: 0 errors\n";
+            if (report) std::ofstream(arg_after(command, "--log-file")) << report;
         });
-    EXPECT_EQ(runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
-                                              "racecheck every kernel", "synccheck every kernel",
-                                              "initcheck every kernel"}));
-    for (const auto& n : notes) {
+    return seen;
+}
+
+// A compute-sanitizer that writes no report when given kernels to check
+// (one that does not know --kernel-name) is run again without them, and is
+// not given them again.
+TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
+    const filtered_runs seen = explain_with_a_filter_that_writes(nullptr);
+    EXPECT_EQ(seen.runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
+                                                   "racecheck every kernel", "synccheck every kernel",
+                                                   "initcheck every kernel"}));
+    for (const auto& n : seen.notes) {
         EXPECT_EQ(n.find("wrote no report"), std::string::npos) << n;
         EXPECT_EQ(n.find("checked only"), std::string::npos) << n;
     }
@@ -624,23 +636,11 @@ TEST(SanitizerReport, TellsTheToolsOwnFailureFromAFinding) {
 }
 
 TEST(SanitizerEvidence, AToolThatFailsInsideItselfWithTheKernelFilterRunsWithoutIt) {
-    fake_sanitizer fake;
-    auto tests = failing_tests(1);
-    grader::sanitizer_options options;
-    options.own_kernels = [] { return std::vector<std::string>{"_Z6vecaddPKfS0_Pfi"}; };
-    std::vector<std::string> runs;
-    const auto notes = grader::add_sanitizer_evidence(
-        tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
-            const bool only = std::find(command.begin(), command.end(), "--kernel-name") != command.end();
-            runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
-            std::ofstream(arg_after(command, "--log-file"))
-                << (only ? racecheck_internal_error : "========= ERROR SUMMARY: 0 errors\n");
-        });
-    EXPECT_EQ(runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
-                                              "racecheck every kernel", "synccheck every kernel",
-                                              "initcheck every kernel"}));
-    for (const auto& n : notes) {
+    const filtered_runs seen = explain_with_a_filter_that_writes(racecheck_internal_error);
+    EXPECT_EQ(seen.runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
+                                                   "racecheck every kernel", "synccheck every kernel",
+                                                   "initcheck every kernel"}));
+    for (const auto& n : seen.notes) {
         EXPECT_EQ(n.find("could not read"), std::string::npos) << n;
         EXPECT_EQ(n.find("failed inside itself"), std::string::npos) << n;
     }
