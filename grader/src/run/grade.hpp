@@ -4,6 +4,7 @@
 #include <chrono>
 #include <filesystem>
 #include <functional>
+#include <future>
 #include <optional>
 #include <string>
 #include <utility>
@@ -65,6 +66,14 @@ lesson_report grade_variant(const manifest& m, const lesson_info& lesson, const 
 lesson_report grade_program(const manifest& m, const lesson_info& lesson, const graded_program& program,
                             const grade_options& options);
 
+// The grader's own look at the GPU a run is graded on, through the CUDA
+// runtime (about 0.15 s on an H200: the runtime's start).
+struct device_look {
+    std::string summary;        // the report's name of the GPU
+    std::string no_gpu_reason;  // why there is none
+    std::string pci_bus_id;     // empty without one
+};
+
 // grade_program in its two steps: the verdicts, then what compute-sanitizer
 // and Nsight Compute find about the failures (runner.hpp). A batch explains
 // later, once no timed test of another submission waits for the GPU.
@@ -90,6 +99,8 @@ private:
     lesson_report report_;
     run_options run_;
     graded_run graded_;
+    // The look at the GPU, where it runs beside the tests (the report waits for it).
+    std::future<device_look> device_look_;
 };
 
 }  // namespace grader

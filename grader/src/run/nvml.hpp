@@ -24,13 +24,25 @@ struct process_info {  // nvmlProcessInfo_t of the _v3 calls
     unsigned int compute_instance_id;
 };
 
+struct pci_info {  // nvmlPciInfo_t
+    char bus_id_legacy[16];
+    unsigned int domain, bus, device, pci_device_id, pci_sub_system_id;
+    char bus_id[32];
+};
+
 struct library {
     result (*by_bus_id)(const char*, device*) = nullptr;                             // nvmlDeviceGetHandleByPciBusId_v2
+    result (*count)(unsigned int*) = nullptr;                                        // nvmlDeviceGetCount_v2
+    result (*by_index)(unsigned int, device*) = nullptr;                             // nvmlDeviceGetHandleByIndex_v2
+    result (*pci)(device, pci_info*) = nullptr;                                      // nvmlDeviceGetPciInfo_v3
     result (*memory_info)(device, memory*) = nullptr;                                // nvmlDeviceGetMemoryInfo
     result (*compute_processes)(device, unsigned int*, process_info*) = nullptr;     // nvmlDeviceGetComputeRunningProcesses_v3
 
     // The GPU with this PCI bus id ("0000:3B:00.0"); nullptr where NVML does not know it.
     device find(const std::string& pci_bus_id) const;
+    // The PCI bus id of the only GPU the driver shows this process; empty
+    // where it shows none or several.
+    std::string sole_gpu_bus_id() const;
 };
 
 // NVML started, or nullptr where there is no driver.

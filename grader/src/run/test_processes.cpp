@@ -4,6 +4,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <memory>
+#include <thread>
 
 #include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
@@ -73,7 +75,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         std::optional<process_refusals> refusals;
         if (threads_only()) refusals.emplace();
         spawned_ = clock::now();
-        child_process child({command(argv),
+        auto child = std::make_unique<child_process>(child_process::options{command(argv),
                              env,
                              log,
                              true,
@@ -84,11 +86,13 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
                              untrusted ? options_.max_processes : 0,
                              kept_output_bytes,
                              refusals ? refusals->child_end() : -1});
-        slot.started(child.pid());
+        slot.started(child->pid());
         if (refusals) refusals->listen();
-        const bool again = run_one_process(child, refusals ? &*refusals : nullptr, log, remaining, results,
-                                           {first, second});
-        ignored_ += child.dropped_lines();
+        bool exiting = false;
+        const bool again = run_one_process(*child, exiting, refusals ? &*refusals : nullptr, log, remaining,
+                                           results, {first, second});
+        ignored_ += child->dropped_lines();
+        if (exiting) std::thread([exited = std::move(child)] { exited->wait(); }).detach();
         if (!again) break;
     }
     const std::vector<std::string> never = std::exchange(remaining, {});
@@ -129,7 +133,7 @@ void test_processes::note_refused(process_refusals* refusals) {
 
 // One process: returns false when nothing more can be learnt from another.
 // `phases`: the tests of each phase of this process, in order.
-bool test_processes::run_one_process(child_process& child, process_refusals* refusals,
+bool test_processes::run_one_process(child_process& child, bool& exiting, process_refusals* refusals,
                                      const std::filesystem::path& log,
                                      std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                                      const std::vector<std::vector<std::string>>& phases) {
@@ -196,6 +200,10 @@ bool test_processes::run_one_process(child_process& child, process_refusals* ref
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));
+                if (let_the_last_exit_go_ && remaining.empty()) {
+                    exiting = true;
+                    return false;
+                }
             } else if (kind == "done" && current.empty() && phase < phases.size()) {
                 // GoogleTest finished a phase: what it did not start, it never will here.
                 for (const auto& never : phases[phase++])

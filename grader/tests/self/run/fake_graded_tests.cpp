@@ -122,6 +122,21 @@ bool judge_started(const std::string& test, std::chrono::milliseconds within) {
     return std::filesystem::exists(mark);
 }
 
+// FAKE_JUDGE_EXIT=<file>: the judge, at the exit of a process that judged
+// tests (not of the one that lists them), takes a second, as a CUDA
+// context's teardown takes some time, and then writes <file>.
+#ifdef FAKE_REFERENCE
+struct slow_exit {
+    ~slow_exit() {
+        const char* file = std::getenv("FAKE_JUDGE_EXIT");
+        const char* mode = std::getenv(course::testing::evidence_mode_variable);
+        if (!file || !mode || std::string(mode) != "judge") return;
+        std::this_thread::sleep_for(std::chrono::seconds(1));
+        std::ofstream(file) << "exited";
+    }
+} const judge_exits_slowly;
+#endif
+
 // Prints `bytes` of debugging output, in lines of `line` characters.
 void chatter(std::size_t bytes, std::size_t line) {
     std::string text(line - 1, 'x');

@@ -209,6 +209,32 @@ TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
     EXPECT_GT(run_ended - alone_at, std::chrono::milliseconds(450));
 }
 
+// Outside a batch, the judge's exit (its CUDA context's teardown) is not
+// waited for once it has judged every test: the report needs only its
+// verdicts. In a batch it is, since a process still exiting may hold the GPU
+// that another run's timed test must have to itself.
+TEST(Runner, TheJudgesExitIsWaitedForOnlyInABatch) {
+    const auto exited = scratch_dir() / "judge-exited";
+    for (const bool batch : {false, true}) {
+        SCOPED_TRACE(batch ? "in a batch" : "alone");
+        std::filesystem::remove(exited);
+        setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
+        grader::gpu_gate gate;
+        grader::run_options options = fake_options();
+        options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+        if (batch) options.gate = &gate;
+        const auto tests = grader::judge_graded_tests(options).tests;
+        unsetenv("FAKE_JUDGE_EXIT");
+        EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
+        EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed) << all_messages(find(tests, "FakeHost.Speed"));
+        EXPECT_EQ(std::filesystem::exists(exited), batch);
+        // Alone, the judge ends by itself a moment later.
+        for (int i = 0; i < 300 && !std::filesystem::exists(exited); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_TRUE(std::filesystem::exists(exited));
+    }
+}
+
 // A run told to stop (an explanation's rerun, stopped for a timed test):
 // the process in flight is killed at once, its test ends saying why, and no
 // other process starts.
