@@ -31,6 +31,14 @@ namespace {
 
 using namespace std::chrono_literals;
 
+// Until a thread that just began to wait to be alone does: a sleep of a
+// fixed length is too short on a loaded machine (a CI run once saw a new
+// sharer go in before the timed run had begun to wait).
+void until_a_run_waits(const gpu_gate& gate) {
+    for (int i = 0; i < 5000 && !gate.timed_runs_waiting(); ++i) std::this_thread::sleep_for(1ms);
+    ASSERT_TRUE(gate.timed_runs_waiting()) << "no run began to wait to be alone";
+}
+
 TEST(GpuGate, SharersShareAndAloneWaitsForThemAll) {
     gpu_gate gate;
     const auto first = gate.enter_shared();
@@ -86,7 +94,7 @@ TEST(GpuGate, ARunExplainingItsFailuresLetsAWaitingTimedRunGoFirst) {
         std::this_thread::sleep_for(20ms);
         timed_done = true;
     });
-    std::this_thread::sleep_for(50ms);  // the timed run waits for the explaining one
+    until_a_run_waits(gate);  // the timed run waits for the explaining one
     EXPECT_FALSE(timed_done);
     explaining.let_waiting_runs_in();  // between two reruns
     EXPECT_TRUE(timed_done) << "back in only once the timed run was done";
@@ -159,7 +167,7 @@ TEST(GpuGate, ARerunWaitsForTimedTestsToBeDone) {
         std::this_thread::sleep_for(50ms);
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(30ms);  // the timed run waits now
+    until_a_run_waits(gate);  // the timed run waits now
     std::thread explaining([&] {
         const auto mine = gate.enter_yielding([] {});
         ran = true;
@@ -224,7 +232,7 @@ TEST(GpuGate, ARerunRunsOnWhileATimedRunWaitsForOtherSharers) {
         alone = true;
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(50ms);  // the timed run waits now
+    until_a_run_waits(gate);  // the timed run waits now
     EXPECT_FALSE(stopped) << "stopped while the timed run still waited for another sharer";
     gate.leave_shared(sharer);
     EXPECT_TRUE(stopped) << "not stopped when it was all the timed run waited for";
@@ -248,7 +256,7 @@ TEST(GpuGate, AProfileWaitsForARerunInsteadOfStoppingIt) {
         std::this_thread::sleep_for(30ms);
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(50ms);  // the profile waits now
+    until_a_run_waits(gate);  // the profile waits now
     std::thread late([&] {
         const auto mine = gate.enter_yielding([] {});
         late_in = true;
@@ -278,7 +286,7 @@ TEST(GpuGate, BehindALongRerunAProfileHoldsNewRerunsBackOnlyForItsPatience) {
         profiled = true;
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(30ms);  // the profile waits now
+    until_a_run_waits(gate);  // the profile waits now
     const auto t0 = std::chrono::steady_clock::now();
     const auto beside = gate.enter_yielding([] {});
     const auto waited = std::chrono::steady_clock::now() - t0;
@@ -313,7 +321,7 @@ TEST(GpuGate, BehindALongSharerNewSharersGoInOnceATimedRunHasWaitedItsPatienceOu
         timed_in = true;
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(30ms);  // the timed run is waiting
+    until_a_run_waits(gate);  // the timed run is waiting
     const auto t0 = std::chrono::steady_clock::now();
     const auto beside = gate.enter_shared();
     const auto waited = std::chrono::steady_clock::now() - t0;
@@ -652,7 +660,7 @@ TEST(GpuGate, WhereSharersArePausedNoRerunGoesInWhileATimedRunWaits) {
         alone = true;
         gate.leave_alone();
     });
-    std::this_thread::sleep_for(20ms);  // the timed run waits now
+    until_a_run_waits(gate);  // the timed run waits now
     std::thread explaining([&] {
         const auto mine = gate.enter_yielding([] {});
         ran = true;
