@@ -54,6 +54,12 @@ device_look look_at_device(int device) {
     return look;
 }
 
+// The look's words in the report.
+void name_the_gpu(lesson_report& report, const device_look& look) {
+    report.device = look.summary;
+    report.no_gpu_reason = look.no_gpu_reason;
+}
+
 // The PCI bus id of the GPU the tests will see, from NVML (a few
 // milliseconds) where only one GPU can be that one: this process picks none
 // (-1: CUDA's first) and the driver shows one. Whatever CUDA_VISIBLE_DEVICES
@@ -85,8 +91,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     };
     if (run_.gpu_pci_bus_id.empty()) {
         const device_look look = looking();
-        report_.device = look.summary;
-        report_.no_gpu_reason = look.no_gpu_reason;
+        name_the_gpu(report_, look);
         run_.gpu_pci_bus_id = look.pci_bus_id;
     } else {
         device_look_ = std::async(std::launch::async, looking);
@@ -187,11 +192,7 @@ void program_grading::saying_what_could_not_run(const std::function<void()>& ste
 }
 
 lesson_report program_grading::take_report() {
-    if (device_look_.valid()) {
-        const device_look look = device_look_.get();
-        report_.device = look.summary;
-        report_.no_gpu_reason = look.no_gpu_reason;
-    }
+    if (device_look_.valid()) name_the_gpu(report_, device_look_.get());
     lesson_report report = std::move(report_);
     report.tests = std::move(graded_.tests);
     report.notes.insert(report.notes.end(), graded_.notes.begin(), graded_.notes.end());

@@ -603,23 +603,25 @@ filtered_runs explain_with_a_filter_that_writes(const char* filtered_report) {
     return seen;
 }
 
+// racecheck is given the kernels to check, is run again without them, and
+// no tool after it is given them.
+const std::vector<std::string> racecheck_redone_without_the_filter{
+    "memcheck every kernel", "racecheck own kernels", "racecheck every kernel", "synccheck every kernel",
+    "initcheck every kernel"};
+
 // A compute-sanitizer that writes no report when given kernels to check
 // (one that does not know --kernel-name) is run again without them, and is
 // not given them again.
 TEST(SanitizerEvidence, AToolThatRefusesTheKernelFilterRunsWithoutIt) {
     const filtered_runs seen = explain_with_a_filter_that_writes(nullptr);
-    EXPECT_EQ(seen.runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
-                                                   "racecheck every kernel", "synccheck every kernel",
-                                                   "initcheck every kernel"}));
+    EXPECT_EQ(seen.runs, racecheck_redone_without_the_filter);
     for (const auto& n : seen.notes) {
         EXPECT_EQ(n.find("wrote no report"), std::string::npos) << n;
         EXPECT_EQ(n.find("checked only"), std::string::npos) << n;
     }
 }
 
-// A compute-sanitizer that fails inside itself when given kernels to check
-// (CUDA 13.0's racecheck over cuBLAS's TF32 kernels) is run again without
-// them, and is not given them again: its failure is no finding.
+// What CUDA 13.0's racecheck wrote over cuBLAS's TF32 kernels when given kernels to check.
 const char* const racecheck_internal_error = R"(========= COMPUTE-SANITIZER
 ========= Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.
 ========= 
@@ -635,11 +637,12 @@ TEST(SanitizerReport, TellsTheToolsOwnFailureFromAFinding) {
               "Internal Sanitizer Error: The Sanitizer failed to handle a hardware exception.");
 }
 
+// A compute-sanitizer that fails inside itself when given kernels to check
+// is run again without them, and is not given them again: its failure is no
+// finding.
 TEST(SanitizerEvidence, AToolThatFailsInsideItselfWithTheKernelFilterRunsWithoutIt) {
     const filtered_runs seen = explain_with_a_filter_that_writes(racecheck_internal_error);
-    EXPECT_EQ(seen.runs, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
-                                                   "racecheck every kernel", "synccheck every kernel",
-                                                   "initcheck every kernel"}));
+    EXPECT_EQ(seen.runs, racecheck_redone_without_the_filter);
     for (const auto& n : seen.notes) {
         EXPECT_EQ(n.find("could not read"), std::string::npos) << n;
         EXPECT_EQ(n.find("failed inside itself"), std::string::npos) << n;
