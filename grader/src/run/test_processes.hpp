@@ -91,7 +91,7 @@ public:
     // Once every test asked for has ended, the last process's exit is not
     // waited for: it is reaped in the background (its CUDA context's
     // teardown took 0.07 s of a warm 1.25 s `grader run lesson01` on an
-    // H200). For the judge of a run that shares no GPU: in a batch, a
+    // H200). For the course's judge of a run that shares no GPU: in a batch, a
     // process still exiting may hold the GPU that another run's timed test
     // must have to itself.
     void let_the_last_exit_go() { let_the_last_exit_go_ = true; }

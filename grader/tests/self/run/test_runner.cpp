@@ -235,6 +235,21 @@ TEST(Runner, TheJudgesExitIsWaitedForOnlyInABatch) {
     }
 }
 
+// A practice grade's judge is the student's program: its exit is waited for,
+// so that nothing of the student's runs on once the grader has ended.
+TEST(Runner, APracticeGradesJudgeIsWaitedFor) {
+    const auto exited = scratch_dir() / "practice-judge-exited";
+    std::filesystem::remove(exited);
+    setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
+    grader::run_options options = fake_options();
+    options.tests_program = FAKE_GRADED_JUDGE;  // one program plays both parts
+    options.only = {"FakeHost.Passes"};
+    const auto tests = grader::judge_graded_tests(options).tests;
+    unsetenv("FAKE_JUDGE_EXIT");
+    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
+    EXPECT_TRUE(std::filesystem::exists(exited));
+}
+
 // A run told to stop (an explanation's rerun, stopped for a timed test):
 // the process in flight is killed at once, its test ends saying why, and no
 // other process starts.
