@@ -25,6 +25,11 @@ namespace grader {
 namespace {
 using nlohmann::json;
 
+// Processes at once for what is left after a process ended early
+// (test_processes::restart_in_parallel): a few, since each starts CUDA and
+// a batch runs several submissions beside it.
+constexpr int parallel_restart_lines = 3;
+
 // Old logs, evidence and claims go first: evidence from another run proves nothing.
 void clear_run_files(const run_options& options) {
     std::error_code ec;
@@ -126,6 +131,9 @@ graded_run judge_graded_tests(const run_options& given) {
         student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
     student.watch_gpu_helpers_during(alone);
+    // A submission whose tests fault one after another (a sticky CUDA error
+    // ends each process) runs what is left in a few processes at once.
+    student.restart_in_parallel(parallel_restart_lines, alone);
     std::set<std::string> correctness_left(correctness.begin(), correctness.end());
     // The timed tests still to come: between two of them, new sharers wait (gpu_gate.hpp).
     std::set<std::string> alone_left;

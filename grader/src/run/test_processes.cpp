@@ -38,17 +38,18 @@ std::string glibc_tunables_for_tests(const char* inherited) {
     return tunables;
 }
 
-std::map<std::string, outcome> test_processes::run(const std::vector<std::string>& ids, const on_finish_fn& on_finish,
-                                                    const std::vector<std::string>& then) {
-    on_finish_ = on_finish;
-    std::vector<std::string>& remaining = remaining_;
-    remaining = ids;
-    remaining.insert(remaining.end(), then.begin(), then.end());
-    std::map<std::string, outcome> results;
+// One process after another until `remaining` is done; `whole` where this
+// is the program's only line of processes (not one of a parallel wave): it
+// may step aside between processes (before_restart) and split what is left.
+void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                                const std::vector<std::string>& then, bool whole) {
     // Each process but the last finishes at least one test: so at most
     // one process per test, plus one.
     const std::size_t most_processes = remaining.size() + 1;
     for (std::size_t round = 0; !remaining.empty() && round < most_processes; ++round) {
+        if (stop_asked()) break;
+        if (round > 0 && whole && before_restart_) before_restart_();
+        if (round > 0 && whole && run_a_parallel_wave(remaining, results, then)) continue;
         const auto log = options_.log_dir / fmt::format("{}-{}.log", log_prefix_, ++round_);
         env_list env{{course::testing::events_fd_variable, std::to_string(child_process::events_fd)},
                      {course::testing::evidence_mode_variable, evidence_mode_},
@@ -69,12 +70,10 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         if (!second.empty())
             argv.push_back(fmt::format("{}={}", course::testing::phase2_flag, fmt::join(second, ":")));
         const bool untrusted = evidence_mode_ == "record";
-        if (stop_asked()) break;
-        if (round > 0 && before_restart_) before_restart_();
         gpu_turn::process_slot slot(options_.turn);  // waits while another run has the GPU alone
         std::optional<process_refusals> refusals;
         if (threads_only()) refusals.emplace();
-        spawned_ = clock::now();
+        const auto spawned = clock::now();
         auto child = std::make_unique<child_process>(child_process::options{command(argv),
                              env,
                              log,
@@ -89,16 +88,63 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
         slot.started(child->pid());
         if (refusals) refusals->listen();
         bool exiting = false;
-        const bool again = run_one_process(*child, exiting, refusals ? &*refusals : nullptr, log, remaining,
+        const bool again = run_one_process(*child, spawned, exiting, refusals ? &*refusals : nullptr, log, remaining,
                                            results, {first, second});
         ignored_ += child->dropped_lines();
         if (exiting) std::thread([exited = std::move(child)] { exited->wait(); }).detach();
         if (!again) break;
     }
+}
+
+bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                                         const std::vector<std::string>& then) {
+    // Only the first phase's tests, none that must have the GPU to itself.
+    std::vector<std::string> spread;
+    for (const auto& id : remaining)
+        if (std::find(then.begin(), then.end(), id) == then.end() && !keep_in_line_.count(id)) spread.push_back(id);
+    const std::size_t lines = std::min<std::size_t>(parallel_restarts_, spread.size());
+    if (lines < 2) return false;
+    // Dealt out in turn, so that each line gets some of the large tests.
+    std::vector<std::vector<std::string>> line_tests(lines);
+    for (std::size_t i = 0; i < spread.size(); ++i) line_tests[i % lines].push_back(spread[i]);
+    std::vector<std::map<std::string, outcome>> line_results(lines);
+    std::vector<std::thread> threads;
+    for (std::size_t i = 0; i < lines; ++i)
+        threads.emplace_back([&, i] { run_rounds(line_tests[i], line_results[i], {}, false); });
+    for (auto& t : threads) t.join();
+    for (std::size_t i = 0; i < lines; ++i) {
+        for (auto& [id, result] : line_results[i]) results[id] = std::move(result);
+        // What a line left (a process that ended without running it, a stop) is missing there too.
+        for (const auto& id : line_tests[i])
+            if (!results.count(id)) {
+                results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
+                tell_finished(id, results[id]);
+            }
+    }
+    remaining.erase(std::remove_if(remaining.begin(), remaining.end(),
+                                   [&](const std::string& id) { return results.count(id) > 0; }),
+                    remaining.end());
+    return true;
+}
+
+void test_processes::tell_finished(const std::string& id, const outcome& result) {
+    if (!on_finish_) return;
+    std::lock_guard lock(callback_mutex_);
+    on_finish_(id, result);
+}
+
+std::map<std::string, outcome> test_processes::run(const std::vector<std::string>& ids, const on_finish_fn& on_finish,
+                                                    const std::vector<std::string>& then) {
+    on_finish_ = on_finish;
+    std::vector<std::string>& remaining = remaining_;
+    remaining = ids;
+    remaining.insert(remaining.end(), then.begin(), then.end());
+    std::map<std::string, outcome> results;
+    run_rounds(remaining, results, then, true);
     const std::vector<std::string> never = std::exchange(remaining, {});
     for (const auto& id : never) {
         results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
-        if (on_finish_) on_finish_(id, results[id]);
+        tell_finished(id, results[id]);
     }
     return results;
 }
@@ -125,6 +171,7 @@ std::vector<std::string> test_processes::command(std::vector<std::string> argv) 
 
 void test_processes::note_refused(process_refusals* refusals) {
     if (!refusals) return;
+    std::lock_guard lock(callback_mutex_);
     for (const auto& what : refusals->take()) {
         std::string note = describe_refused_process(what);
         if (std::find(refused_.begin(), refused_.end(), note) == refused_.end()) refused_.push_back(std::move(note));
@@ -133,7 +180,8 @@ void test_processes::note_refused(process_refusals* refusals) {
 
 // One process: returns false when nothing more can be learnt from another.
 // `phases`: the tests of each phase of this process, in order.
-bool test_processes::run_one_process(child_process& child, bool& exiting, process_refusals* refusals,
+bool test_processes::run_one_process(child_process& child, clock::time_point spawned, bool& exiting,
+                                     process_refusals* refusals,
                                      const std::filesystem::path& log,
                                      std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                                      const std::vector<std::vector<std::string>>& phases) {
@@ -146,7 +194,11 @@ bool test_processes::run_one_process(child_process& child, bool& exiting, proces
     auto deadline = clock::now() + limit_;
     auto paused_counted = options_.turn ? options_.turn->paused_for() : clock::duration{};
     // `--timings`: the process's start-up, each test, and its exit.
-    auto last_mark = spawned_;
+    auto last_mark = spawned;
+    auto test_started = spawned;
+    const auto elapsed_ms = [&] {
+        return std::chrono::duration<double, std::milli>(clock::now() - test_started).count();
+    };
     std::string waited_for = "start-up";
     auto timed = [&](const std::string& step) {
         const auto now = clock::now();
@@ -166,7 +218,7 @@ bool test_processes::run_one_process(child_process& child, bool& exiting, proces
         timed(id);
         waited_for = "between tests";
         results[id] = std::move(result);
-        if (on_finish_) on_finish_(id, results[id]);
+        tell_finished(id, results[id]);
         remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
         current.clear();
         progressed = true;
@@ -189,14 +241,17 @@ bool test_processes::run_one_process(child_process& child, bool& exiting, proces
                 timed(waited_for);
                 current = id;
                 if (on_start_) {
-                    on_start_(id);
+                    {
+                        std::lock_guard lock(callback_mutex_);
+                        on_start_(id);
+                    }
                     // A timed test's wait for its turn (the GPU alone) is its
                     // own step, not part of the test's time.
                     if (clock::now() - last_mark > std::chrono::milliseconds(1))
                         timed(fmt::format("{}, waiting for its turn", id));
                 }
-                start_ = clock::now();
-                deadline = start_ + limit_;
+                test_started = clock::now();
+                deadline = test_started + limit_;
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));
@@ -279,7 +334,7 @@ void test_processes::mark_missing(std::vector<std::string>& remaining, std::map<
     const std::vector<std::string> never = std::exchange(remaining, {});  // on_finish may cancel()
     for (const auto& id : never) {
         results[id] = {test_status::missing, {why}, 0};
-        if (on_finish_) on_finish_(id, results[id]);
+        tell_finished(id, results[id]);
     }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <mutex>
 #include <thread>
 
 #include <unistd.h>
@@ -276,6 +277,38 @@ TEST(Runner, AStoppedRunKillsItsProcessAtOnceAndStartsNoOther) {
     EXPECT_NE(results.at("FakeHost.Last").status, test_status::passed) << "a process started after the stop";
 }
 
+// After a process that ended early, what is left runs in parallel lines:
+// here the hang's line runs to its limit while the other lines' tests are
+// done, where one process after another would have reached them only after
+// it. A test kept in line (a timed one) waits for a line of its own after
+// the wave.
+TEST(Runner, AfterACrashWhatIsLeftRunsInParallelLines) {
+    env_var crash("FAKE_CRASH");
+    env_var hang("FAKE_HANG");
+    for (const int lines : {1, 3}) {
+        SCOPED_TRACE(lines == 1 ? "one line" : "three lines");
+        grader::run_options options = fake_options(1500);
+        grader::test_processes processes(options, options.tests_program, "record", "lines", options.per_test_limit);
+        processes.restart_in_parallel(lines, {"FakeHost.NoEvidence"});
+        std::vector<std::string> order;
+        std::mutex order_mutex;
+        const auto results = processes.run(
+            {"FakeHost.Passes", "FakeHost.Crashes", "FakeHost.Hangs", "FakeHost.Last", "FakeHost.NoEvidence"},
+            [&](const std::string& id, const grader::outcome&) {
+                std::lock_guard lock(order_mutex);
+                order.push_back(id);
+            });
+        EXPECT_EQ(results.at("FakeHost.Crashes").status, test_status::crashed);
+        EXPECT_EQ(results.at("FakeHost.Hangs").status, test_status::timed_out);
+        EXPECT_EQ(results.at("FakeHost.Last").status, test_status::passed);
+        EXPECT_EQ(results.at("FakeHost.NoEvidence").status, test_status::passed);
+        const auto place = [&](const std::string& id) { return std::find(order.begin(), order.end(), id) - order.begin(); };
+        if (lines == 1) EXPECT_LT(place("FakeHost.Hangs"), place("FakeHost.Last"));
+        else EXPECT_LT(place("FakeHost.Last"), place("FakeHost.Hangs"));
+        EXPECT_GT(place("FakeHost.NoEvidence"), place("FakeHost.Hangs")) << "the test kept in line ran in the wave";
+    }
+}
+
 TEST(Runner, UnfinishedWorkIsNamed) {
     env_var todo("FAKE_TODO");
     const auto tests = run();
@@ -392,12 +425,14 @@ TEST(Runner, AFloodOfEventsEndsQuicklyAndScoresZero) {
     const grader::graded_run result = grader::run_graded_tests(fake_options());
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
     EXPECT_EQ(score(result.tests), 0);
-    // Two processes of the cheat: the first "finished" the tests it named (the
-    // judge then failed each), the second finished nothing, so it was the last.
+    // The first process of the cheat "finished" the tests it named (the judge
+    // then failed each); what was left ran in parallel lines, each of whose
+    // first process finished nothing, so it was the line's last.
     int student_logs = 0;
     for (const auto& entry : std::filesystem::directory_iterator(scratch_dir()))
         student_logs += entry.path().filename().string().rfind("run-", 0) == 0;
-    EXPECT_EQ(student_logs, 2);
+    EXPECT_GE(student_logs, 2);
+    EXPECT_LE(student_logs, 4);
     ASSERT_FALSE(result.notes.empty());
     EXPECT_NE(result.notes.front().find("ignored"), std::string::npos) << result.notes.front();
 }
