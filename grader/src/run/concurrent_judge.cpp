@@ -24,10 +24,11 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
     judge_ = std::make_unique<test_processes>(options, options.judge_program, "judge", log_prefix, limit,
                                               grader_words_env(claims_dir(options), options.per_test_limit));
-    // Outside a batch, and only where the judge is the course's solution: a
-    // practice grade's judge is the student's program (grade.cpp), which the
-    // grader must not leave running behind it.
-    if (!options.gate && options.judge_program != options.tests_program) judge_->let_the_last_exit_go();
+    // Outside a batch, and only where the judge is the course's solution
+    // (also where it grades the solution itself, `--solution`): a practice
+    // grade's judge is the student's program (grade.cpp), which the grader
+    // must not leave running behind it.
+    if (!options.gate && !options.judge_is_the_students_program) judge_->let_the_last_exit_go();
     thread_ = std::thread([this, first, then] {
         judge_->run(
             first,

@@ -110,6 +110,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
 
     run_.tests_program = program.tests;
     run_.judge_program = judge ? judge->tests : program.tests;
+    run_.judge_is_the_students_program = !judge;
     run_.log_dir = program.log_dir;
     run_.seed = options.seed;
     run_.per_test_limit = options.per_test_limit;

@@ -21,6 +21,10 @@ struct run_options {
     // The same tests against the reference solution; in the student edition,
     // which has none, tests_program itself (run/grade.cpp), sandboxed like it.
     std::filesystem::path judge_program;
+    // Whether judge_program is the student's own program (a practice grade
+    // in the student edition) rather than the course's solution: its exit
+    // is then waited for, like anything else of the student's.
+    bool judge_is_the_students_program = false;
     std::filesystem::path log_dir;        // each process's output, and the evidence
     std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
     unsigned long long seed = 0;

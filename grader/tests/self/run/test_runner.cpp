@@ -237,18 +237,26 @@ TEST(Runner, TheJudgesExitIsWaitedForOnlyInABatch) {
 }
 
 // A practice grade's judge is the student's program: its exit is waited for,
-// so that nothing of the student's runs on once the grader has ended.
+// so that nothing of the student's runs on once the grader has ended. Where
+// one program plays both parts because it is the course's solution
+// (`grader run --solution`), the judge is the course's and is let go.
 TEST(Runner, APracticeGradesJudgeIsWaitedFor) {
     const auto exited = scratch_dir() / "practice-judge-exited";
-    std::filesystem::remove(exited);
-    setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
-    grader::run_options options = fake_options();
-    options.tests_program = FAKE_GRADED_JUDGE;  // one program plays both parts
-    options.only = {"FakeHost.Passes"};
-    const auto tests = grader::judge_graded_tests(options).tests;
-    unsetenv("FAKE_JUDGE_EXIT");
-    EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
-    EXPECT_TRUE(std::filesystem::exists(exited));
+    for (const bool practice : {true, false}) {
+        SCOPED_TRACE(practice ? "practice grade" : "the solution graded");
+        std::filesystem::remove(exited);
+        setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
+        grader::run_options options = fake_options();
+        options.tests_program = FAKE_GRADED_JUDGE;  // one program plays both parts
+        options.judge_is_the_students_program = practice;
+        options.only = {"FakeHost.Passes"};
+        const auto tests = grader::judge_graded_tests(options).tests;
+        unsetenv("FAKE_JUDGE_EXIT");
+        EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
+        EXPECT_EQ(std::filesystem::exists(exited), practice);
+        for (int i = 0; i < 300 && !std::filesystem::exists(exited); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
 }
 
 // A run told to stop (an explanation's rerun, stopped for a timed test):
