@@ -243,7 +243,7 @@ std::filesystem::path class_report_script(const manifest& m) {
 }
 
 void write_class_report(const json& data, const std::filesystem::path& out_dir,
-                        const std::filesystem::path& script) {
+                        const std::filesystem::path& script, const python_search_ahead* python_ahead) {
     if (!std::filesystem::is_regular_file(script))
         throw user_error(build_error, fmt::format("the class report script {} is missing from the course: restore "
                                                   "it (git checkout -- grader/plot)",
@@ -253,7 +253,7 @@ void write_class_report(const json& data, const std::filesystem::path& out_dir,
     write_file_atomically(data_file, data.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 
     course::temp_dir scratch("grader-class-report");
-    const std::string python = find_python(scratch / "check.log");
+    const std::string python = python_ahead ? python_ahead->get() : find_python(scratch / "check.log");
     const std::filesystem::path log = scratch / "class_report.log";
     const exit_status status = run_command({"/usr/bin/env", python, script.string(),
                                             std::filesystem::absolute(data_file).string(), "-o",

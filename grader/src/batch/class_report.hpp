@@ -16,6 +16,7 @@
 
 #include "batch/result.hpp"
 #include "checkout/manifest.hpp"
+#include "system/python.hpp"
 
 namespace grader {
 
@@ -43,8 +44,9 @@ std::filesystem::path class_report_script(const manifest& m);
 // that has matplotlib (python.hpp), which writes class_report.html,
 // score_histogram.png and test_losses.png in out_dir. Throws user_error when
 // there is no such Python (saying how to install one) or the script fails
-// (with the end of its output).
+// (with the end of its output). `python`: a search started earlier
+// (python.hpp), else one is made now.
 void write_class_report(const nlohmann::json& data, const std::filesystem::path& out_dir,
-                        const std::filesystem::path& script);
+                        const std::filesystem::path& script, const python_search_ahead* python = nullptr);
 
 }  // namespace grader

@@ -24,7 +24,8 @@ outcome_counts count_outcomes(const std::vector<batch_result>& results) {
 }
 
 void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
-                         const std::vector<batch_result>& results, const class_similarity* similarity) {
+                         const std::vector<batch_result>& results, const class_similarity* similarity,
+                         const python_search_ahead* python) {
     // Names and lines come from students' files: bytes that are not UTF-8 are replaced, not fatal.
     const auto text = [](const nlohmann::json& j) {
         return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -45,7 +46,7 @@ void write_class_outputs(const manifest& m, const lesson_info& lesson, const std
         std::filesystem::remove(similarity_file, ec);
     }
     try {
-        write_class_report(data, out / "report", class_report_script(m));
+        write_class_report(data, out / "report", class_report_script(m), python);
         std::cout << "class report: " << (out / "report" / "class_report.html").string() << "\n";
     } catch (const user_error& e) {
         write_file_atomically(out / "report" / "class_report.json", text(data));

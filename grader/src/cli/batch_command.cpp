@@ -27,6 +27,7 @@
 #include "run/sandbox.hpp"
 #include "slurm/engine.hpp"
 #include "system/atomic_file.hpp"
+#include "system/python.hpp"
 
 namespace grader {
 
@@ -140,6 +141,11 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                      "reference solutions and each other's files; every report, the gradebook and the class report "
                      "say so\n";
 
+    // The class report's Python is looked for while the class is graded.
+    const bool class_report = args.report && args.chunk.empty() && !args.only_students;
+    std::optional<python_search_ahead> python;
+    if (class_report) python.emplace();
+
     // Grade, storing each result as it comes.
     std::signal(SIGINT, on_interrupt);
     const auto started = std::chrono::steady_clock::now();
@@ -231,10 +237,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
             scores, stats.build_s, stats.grade_s, stats.evidence_s, stats.gpu_alone_s, stats.gpu_shared_s);
     }
 
-    if (args.report && args.chunk.empty() && !args.only_students) {
+    if (class_report) {
         // Who looks copied from whom: no GPU, and a second or so for a class of 300.
         const std::optional<class_similarity> similarity = compare_class_if_asked(m, lesson, chosen, similarity_threshold);
-        write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr);
+        write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr, &*python);
     }
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     if (left > 0 || not_graded_count > 0) return not_graded;
