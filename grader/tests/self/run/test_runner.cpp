@@ -210,29 +210,47 @@ TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
     EXPECT_GT(run_ended - alone_at, std::chrono::milliseconds(450));
 }
 
+// Grades `options` with a judge that takes a second to exit and then writes
+// a file (the fake's FAKE_JUDGE_EXIT): whether that file was there when the
+// run returned (its exit was waited for), and whether it came within 3 s
+// after (the judge ended by itself).
+struct judge_exit_seen {
+    std::vector<grader::graded_test> tests;
+    bool exited_before_the_run_returned = false;
+    bool exited_in_the_end = false;
+};
+judge_exit_seen grade_with_a_slow_judge_exit(const grader::run_options& options) {
+    const auto exited = scratch_dir() / "judge-exited";
+    std::filesystem::remove(exited);
+    setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
+    judge_exit_seen seen;
+    seen.tests = grader::judge_graded_tests(options).tests;
+    unsetenv("FAKE_JUDGE_EXIT");
+    seen.exited_before_the_run_returned = std::filesystem::exists(exited);
+    for (int i = 0; i < 300 && !std::filesystem::exists(exited); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    seen.exited_in_the_end = std::filesystem::exists(exited);
+    return seen;
+}
+
 // Outside a batch, the judge's exit (its CUDA context's teardown) is not
 // waited for once it has judged every test: the report needs only its
 // verdicts. In a batch it is, since a process still exiting may hold the GPU
 // that another run's timed test must have to itself.
 TEST(Runner, TheJudgesExitIsWaitedForOnlyInABatch) {
-    const auto exited = scratch_dir() / "judge-exited";
     for (const bool batch : {false, true}) {
         SCOPED_TRACE(batch ? "in a batch" : "alone");
-        std::filesystem::remove(exited);
-        setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
         grader::gpu_gate gate;
         grader::run_options options = fake_options();
         options.only = {"FakeHost.Passes", "FakeHost.Speed"};
         if (batch) options.gate = &gate;
-        const auto tests = grader::judge_graded_tests(options).tests;
-        unsetenv("FAKE_JUDGE_EXIT");
-        EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
-        EXPECT_EQ(find(tests, "FakeHost.Speed").status, test_status::passed) << all_messages(find(tests, "FakeHost.Speed"));
-        EXPECT_EQ(std::filesystem::exists(exited), batch);
+        const judge_exit_seen seen = grade_with_a_slow_judge_exit(options);
+        EXPECT_EQ(find(seen.tests, "FakeHost.Passes").status, test_status::passed);
+        EXPECT_EQ(find(seen.tests, "FakeHost.Speed").status, test_status::passed)
+            << all_messages(find(seen.tests, "FakeHost.Speed"));
+        EXPECT_EQ(seen.exited_before_the_run_returned, batch);
         // Alone, the judge ends by itself a moment later.
-        for (int i = 0; i < 300 && !std::filesystem::exists(exited); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
-        EXPECT_TRUE(std::filesystem::exists(exited));
+        EXPECT_TRUE(seen.exited_in_the_end);
     }
 }
 
@@ -241,21 +259,15 @@ TEST(Runner, TheJudgesExitIsWaitedForOnlyInABatch) {
 // one program plays both parts because it is the course's solution
 // (`grader run --solution`), the judge is the course's and is let go.
 TEST(Runner, APracticeGradesJudgeIsWaitedFor) {
-    const auto exited = scratch_dir() / "practice-judge-exited";
     for (const bool practice : {true, false}) {
         SCOPED_TRACE(practice ? "practice grade" : "the solution graded");
-        std::filesystem::remove(exited);
-        setenv("FAKE_JUDGE_EXIT", exited.c_str(), 1);
         grader::run_options options = fake_options();
         options.tests_program = FAKE_GRADED_JUDGE;  // one program plays both parts
         options.judge_is_the_students_program = practice;
         options.only = {"FakeHost.Passes"};
-        const auto tests = grader::judge_graded_tests(options).tests;
-        unsetenv("FAKE_JUDGE_EXIT");
-        EXPECT_EQ(find(tests, "FakeHost.Passes").status, test_status::passed);
-        EXPECT_EQ(std::filesystem::exists(exited), practice);
-        for (int i = 0; i < 300 && !std::filesystem::exists(exited); ++i)
-            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        const judge_exit_seen seen = grade_with_a_slow_judge_exit(options);
+        EXPECT_EQ(find(seen.tests, "FakeHost.Passes").status, test_status::passed);
+        EXPECT_EQ(seen.exited_before_the_run_returned, practice);
     }
 }
 
