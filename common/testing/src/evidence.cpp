@@ -10,6 +10,8 @@
 #include <memory>
 #include <thread>
 
+#include <unistd.h>
+
 namespace course::testing {
 
 namespace {
@@ -35,6 +37,7 @@ struct evidence_state {
     std::string dir;
     std::string claims_dir;  // the judge: the grader's word on each test
     long long wait_ms = 0;
+    pid_t parent = 0;  // the grader (or the tool it runs this program under), as it was at the start
     std::string test;
     bool judged = true;      // the judge: this test was claimed as a pass
     bool claim_pending = false;  // the judge: the claim is yet to be read (take_claim)
@@ -114,14 +117,20 @@ void start_evidence(evidence_mode mode, const std::string& dir, const std::strin
     state().dir = dir;
     state().claims_dir = claims_dir;
     state().wait_ms = wait_ms;
+    state().parent = getppid();
 }
 
 namespace {
-// Waits until `file` exists or the wait limit passes; its first word.
+// Waits until `file` exists, the wait limit passes or the parent is gone;
+// its first word. The grader ends a wait that runs too long itself (its
+// limits on each test): a word may come late for good reasons (in a batch,
+// a timed test waits for the GPU alone behind other runs), so the limit the
+// grader gives is long, and a program whose grader died stops waiting at once.
 std::string wait_for_word(const std::filesystem::path& file, long long wait_ms) {
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+    const pid_t parent = state().parent;
     std::error_code ec;
-    while (!std::filesystem::exists(file, ec) && std::chrono::steady_clock::now() < give_up)
+    while (!std::filesystem::exists(file, ec) && std::chrono::steady_clock::now() < give_up && getppid() == parent)
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     std::string word;
     std::ifstream(file) >> word;

@@ -21,7 +21,7 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     : options_(options), ids_(first) {
     ids_.insert(ids_.end(), then.begin(), then.end());
     // The judge may wait a whole test of the student's before judging it.
-    const auto limit = 2 * options.per_test_limit + std::chrono::seconds(30);
+    const auto limit = 2 * options.per_test_limit + options.judge_extra_time;
     judge_ = std::make_unique<test_processes>(options, options.judge_program, "judge", log_prefix, limit,
                                               grader_words_env(claims_dir(options), options.per_test_limit));
     // Outside a batch, and only where the judge is the course's solution
@@ -29,12 +29,18 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     // grade's judge is the student's program (grade.cpp), which the grader
     // must not leave running behind it.
     if (!options.gate && !options.judge_is_the_students_program) judge_->let_the_last_exit_go();
+    judge_->on_start([this](const std::string& id) {
+        std::lock_guard lock(mutex_);
+        judging_ = id;
+        changed_.notify_all();
+    });
     thread_ = std::thread([this, first, then] {
         judge_->run(
             first,
             [this](const std::string& id, const outcome& verdict) {
                 std::lock_guard lock(mutex_);
                 verdicts_[id] = verdict;
+                judging_.clear();
                 changed_.notify_all();
             },
             then);
@@ -44,14 +50,19 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     });
 }
 void concurrent_judge::claim(const std::string& id, test_status status) {
-    if (!claimed_.insert(id).second) return;
-    if (status == test_status::passed) passes_.push_back(id);
+    {
+        std::lock_guard lock(mutex_);
+        if (!claimed_.insert(id).second) return;
+        if (status == test_status::passed) passes_.push_back(id);
+    }
     write_word(claims_dir(options_) / (course::testing::evidence_file_name(id) + ".claim"), to_string(status));
 }
 
-void concurrent_judge::wait_idle() {
+void concurrent_judge::wait_idle(const std::string& timed) {
     std::unique_lock lock(mutex_);
-    changed_.wait(lock, [&] { return idle(); });
+    changed_.wait(lock, [&] {
+        return idle() || (!judging_.empty() && judging_ != timed && claimed_.count(judging_) == 0);
+    });
 }
 
 bool concurrent_judge::wait_idle_for(std::chrono::milliseconds patience) {

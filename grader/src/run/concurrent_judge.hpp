@@ -40,8 +40,13 @@ public:
     // Written once per test, so the judge never reads half a claim.
     void claim(const std::string& id, test_status status);
 
-    // Waits until the judge has a verdict on every pass claimed so far: it is idle.
-    void wait_idle();
+    // Waits until the judge has a verdict on every pass claimed so far: it is
+    // idle. Before the test `timed` is timed: the judge also counts as idle
+    // where it waits for the claim of another test, one the student's program
+    // has not ended (its events came out of the order of the tests: forged).
+    // That claim comes only once the grader goes on, and the judge, waiting,
+    // does no GPU work (a batch once held a forged run's share 60 s so).
+    void wait_idle(const std::string& timed);
     // The same for at most `patience`: whether it is idle.
     bool wait_idle_for(std::chrono::milliseconds patience);
 
@@ -62,6 +67,7 @@ private:
     std::unique_ptr<test_processes> judge_;
     std::set<std::string> claimed_;
     std::vector<std::string> passes_;  // claimed passes, which the judge will judge
+    std::string judging_;  // the test the judge is in; empty between tests
     std::mutex mutex_;
     std::condition_variable changed_;
     std::map<std::string, outcome> verdicts_;

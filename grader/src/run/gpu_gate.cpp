@@ -441,9 +441,29 @@ void gpu_turn::alone(gpu_gate::alone_for why) {
     // Its share goes as it begins to wait: two runs that both want to be
     // alone must not each hold a share the other waits for.
     if (places_) places_->lend();
-    gate_->enter_alone(this, std::exchange(ticket_, std::nullopt), why);
+    {
+        std::lock_guard lock(waits_mutex_);
+        waiting_since_ = std::chrono::steady_clock::now();
+    }
+    auto waited = [this] {
+        std::lock_guard lock(waits_mutex_);
+        waited_ += std::chrono::steady_clock::now() - *std::exchange(waiting_since_, std::nullopt);
+    };
+    try {
+        gate_->enter_alone(this, std::exchange(ticket_, std::nullopt), why);
+    } catch (...) {
+        waited();
+        throw;
+    }
+    waited();
     if (places_) places_->take_back();
     alone_ = true;
+}
+
+std::chrono::steady_clock::duration gpu_turn::waited_for_turns() const {
+    std::lock_guard lock(waits_mutex_);
+    return waited_ + (waiting_since_ ? std::chrono::steady_clock::now() - *waiting_since_
+                                     : std::chrono::steady_clock::duration{});
 }
 
 void gpu_turn::shared_again(bool more_timed_to_come) {

@@ -256,6 +256,12 @@ public:
     // How long this run's processes have been paused so far (their time
     // limits are extended by it).
     std::chrono::steady_clock::duration paused_for() const;
+    // How long this run has waited to be alone so far, a wait in progress
+    // included. Its programs' limits are extended by it too: the judge's test
+    // that waits for a timed test's claim is running all that time (behind
+    // another run's hang, once for 60 s on an H200, when a judge's limit
+    // was 60 s: an honest test failed as timed out).
+    std::chrono::steady_clock::duration waited_for_turns() const;
 
     // One process of the run, from just before it starts to its end.
     class process_slot {
@@ -275,6 +281,10 @@ private:
     work_places* places_;
     std::optional<gpu_gate::ticket> ticket_;  // the run's share; none while it holds none
     bool alone_ = false;
+    // Read by the judge's thread while the student's waits (alone()).
+    mutable std::mutex waits_mutex_;
+    std::chrono::steady_clock::duration waited_{};
+    std::optional<std::chrono::steady_clock::time_point> waiting_since_;
 };
 
 }  // namespace grader

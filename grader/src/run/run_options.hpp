@@ -29,6 +29,9 @@ struct run_options {
     std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
     unsigned long long seed = 0;
     std::chrono::milliseconds per_test_limit{60'000};
+    // The judge's limit on one of its tests: it may wait a whole test of the
+    // student's program before judging it, so two limits and this much more.
+    std::chrono::milliseconds judge_extra_time{30'000};
     std::vector<std::string> only;        // test ids to run; empty: all
     // Where set, the tests program (never the judge) runs inside this
     // bubblewrap sandbox; the program and the evidence folder are shown in it.

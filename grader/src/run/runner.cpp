@@ -174,7 +174,7 @@ graded_run judge_graded_tests(const run_options& given) {
         if (!alone.count(id)) return;
         // The judge first: its last check is shared work, and the judge
         // then waits for this test's claim, so it stays idle.
-        judge.wait_idle();
+        judge.wait_idle(id);
         turn.alone();
         write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), course::testing::gpu_alone_go);
     });

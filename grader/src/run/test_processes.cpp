@@ -24,7 +24,13 @@ exit_status as_seen_inside(exit_status status) {
 
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
                                                                   std::chrono::milliseconds per_test_limit) {
-    const auto wait = 2 * per_test_limit + std::chrono::seconds(30);
+    // The grader's own limits end a wait that runs too long (a judge's test
+    // that waits for a claim is stopped at its limit), and in a batch a word
+    // may come long after a test's limit: a timed test waits for the GPU
+    // alone behind other runs first. So this is only the wait's last bound,
+    // for a program whose grader died without its children.
+    const auto wait = std::max<std::chrono::milliseconds>(2 * per_test_limit + std::chrono::seconds(30),
+                                                          std::chrono::hours(1));
     return {{course::testing::evidence_claims_variable, claims.string()},
             {course::testing::evidence_wait_variable, std::to_string(wait.count())}};
 }
@@ -189,10 +195,19 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
     bool progressed = false;
     std::size_t phase = 0;
     // The limit per test runs from the test's start (or the process's),
-    // and only events the grader takes restart it. Time the process spent
-    // paused by another run's timed test (gpu_gate.hpp) does not count.
+    // and only events the grader takes restart it. Time the run was held
+    // back by the gate (gpu_gate.hpp) does not count: its processes paused
+    // by another run's timed test, or the run waiting for the GPU alone (a
+    // judge waits for the claim of a timed test that waits for its turn).
+    const auto held_back = [&] {
+        return options_.turn ? options_.turn->paused_for() + options_.turn->waited_for_turns() : clock::duration{};
+    };
     auto deadline = clock::now() + limit_;
-    auto paused_counted = options_.turn ? options_.turn->paused_for() : clock::duration{};
+    auto held_back_counted = held_back();
+    const auto limit_from_now = [&] {
+        deadline = clock::now() + limit_;
+        held_back_counted = held_back();
+    };
     // `--timings`: the process's start-up, each test, and its exit.
     auto last_mark = spawned;
     auto test_started = spawned;
@@ -222,7 +237,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
         remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
         current.clear();
         progressed = true;
-        deadline = clock::now() + limit_;
+        limit_from_now();
     };
     auto asked_for = [&](const std::string& id) {
         return std::find(remaining.begin(), remaining.end(), id) != remaining.end();
@@ -251,7 +266,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                         timed(fmt::format("{}, waiting for its turn", id));
                 }
                 test_started = clock::now();
-                deadline = test_started + limit_;
+                limit_from_now();
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));
@@ -299,13 +314,10 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             return false;
         }
         if (clock::now() < deadline) continue;  // woken only to look for a stop
-        if (options_.turn) {
-            const auto paused = options_.turn->paused_for();
-            if (paused > paused_counted) {
-                deadline += paused - paused_counted;
-                paused_counted = paused;
-                continue;
-            }
+        if (const auto now_held_back = held_back(); now_held_back > held_back_counted) {
+            deadline += now_held_back - held_back_counted;
+            held_back_counted = now_held_back;
+            continue;
         }
         // The deadline passed. How busy the GPU was is read before the kill,
         // which would end any kernel of the program's.

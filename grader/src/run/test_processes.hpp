@@ -24,8 +24,9 @@
 namespace grader {
 
 // What points a program at the grader's words for it (its claims, "go"):
-// their folder, and how long it waits for one, a whole test of the other
-// program's with room to spare.
+// their folder, and how long it waits for one at most: long, since a word
+// may come long after a test's limit (the program stops waiting at once if
+// the grader dies, and the grader's own limits end every other wait).
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
                                                                   std::chrono::milliseconds per_test_limit);
 

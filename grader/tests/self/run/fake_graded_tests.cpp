@@ -41,6 +41,8 @@ int answer() { return asked("FAKE_WRONG") ? 41 : 42; }
 // A cheat, as a student who read harness.cpp could write it: before main(),
 // write events to the grader's descriptor and leave with exit code 0.
 //  FAKE_FORGE: a "passed" for every test, as GoogleTest would, then exit.
+//  FAKE_FORGE_SKIPPING: the same, but for Fake.Passes, which the judge
+//              runs first and waits for the claim of.
 //  FAKE_FLOOD: events for tests nobody asked for, repeats, garbage and a
 //              line far past any limit, then exit; forever, were each
 //              event believed to be progress.
@@ -53,13 +55,14 @@ void write_events(int fd, const std::string& text) {
 }
 const bool cheat_before_main = [] {
     const char* fd_text = std::getenv(course::testing::events_fd_variable);
-    if (!fd_text || (!asked("FAKE_FORGE") && !asked("FAKE_FLOOD"))) return false;
+    if (!fd_text || (!asked("FAKE_FORGE") && !asked("FAKE_FORGE_SKIPPING") && !asked("FAKE_FLOOD"))) return false;
     const int fd = std::atoi(fd_text);
     const char* tests[] = {"FakeHost.Passes", "FakeHost.Fails", "FakeHost.Crashes", "FakeHost.Hangs",
                            "FakeHost.Unfinished", "FakeHost.Last", "FakeHost.Speed"};
     std::string events;
     for (const char* t : tests) {
         const std::string id = t;
+        if (asked("FAKE_FORGE_SKIPPING") && id == "FakeHost.Passes") continue;
         if (asked("FAKE_FLOOD")) {
             events += R"({"event":"end","test":")" + id + R"(","status":"passed","messages":[],"ms":1})" "\n";
             events += R"({"event":"start","test":"Other.Test"})" "\n";

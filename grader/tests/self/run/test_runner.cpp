@@ -210,6 +210,28 @@ TEST(Runner, InABatchARunStepsAsideBetweenItsProcessesForAWaitingTimedTest) {
     EXPECT_GT(run_ended - alone_at, std::chrono::milliseconds(450));
 }
 
+// In a batch a timed test may wait for its turn (the GPU alone) longer than
+// the judge's limit on one test, here behind another run's test that holds
+// the GPU for 4 s: on an H200, behind a hang running to its limit. The
+// judge's test waits for that test's claim all the while, and the wait does
+// not count against its limit: the test is graded as if it had not waited.
+TEST(Runner, ATimedTestsWaitForItsTurnDoesNotCountAgainstTheJudgesLimit) {
+    grader::gpu_gate gate;
+    grader::run_options options = fake_options(1000);
+    options.judge_extra_time = std::chrono::milliseconds(0);  // the judge's limit on a test: 2 s
+    options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+    options.gate = &gate;
+    const auto other_run = gate.enter_shared();  // in before the timed test waits
+    std::thread other_run_ends([&] {
+        std::this_thread::sleep_for(std::chrono::seconds(4));
+        gate.leave_shared(other_run);
+    });
+    const auto tests = grader::judge_graded_tests(options).tests;
+    other_run_ends.join();
+    const auto& speed = find(tests, "FakeHost.Speed");
+    EXPECT_EQ(speed.status, test_status::passed) << all_messages(speed);
+}
+
 // Grades `options` with a judge that takes a second to exit and then writes
 // a file (the fake's FAKE_JUDGE_EXIT): whether that file was there when the
 // run returned (its exit was waited for), and whether it came within 3 s
@@ -427,6 +449,27 @@ TEST(Runner, PassesForgedBeforeMainScoreZero) {
     EXPECT_NE(all_messages(t).find("the pass was reported by the code under test, not shown by its results"),
               std::string::npos)
         << all_messages(t);
+}
+
+// Forged events out of the tests' order: the timed test starts while the
+// judge waits for the claim of a test before it that the program never ran.
+// In a batch the timed test goes on (the judge, waiting, does no GPU work)
+// rather than wait for a judge that waits for it: that stall held a forged
+// run's share of the GPU 60 s on an H200, until the judge gave up.
+TEST(Runner, ForgedEventsOutOfOrderDoNotStallTheTimedTest) {
+    env_var forge("FAKE_FORGE_SKIPPING");
+    grader::gpu_gate gate;
+    grader::run_options options = fake_options(2000);
+    options.judge_extra_time = std::chrono::milliseconds(0);  // the judge's limit on a test: 4 s
+    options.gate = &gate;
+    const auto start = std::chrono::steady_clock::now();
+    const auto tests = grader::judge_graded_tests(options).tests;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(3));
+    EXPECT_EQ(score(tests), 0);
+    const auto& speed = find(tests, "FakeHost.Speed");
+    EXPECT_NE(all_messages(speed).find("the pass was reported by the code under test, not shown by its results"),
+              std::string::npos)
+        << all_messages(speed);
 }
 
 TEST(Runner, ATamperedCheckIsJudgedOnTheRecordedResult) {
