@@ -12,7 +12,7 @@ is saved first and put back at the end, whatever happens). Same seed both ways.
 
 Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, when
 the batch's scores were final (its last judging; explanations come after), where the explanations' time went
-(profiles alone, their waits, reruns), the loop's
+(profiles alone, their waits, reruns), how busy the CPU was (/proc/stat), the loop's
 build/grading split, the batch's summed build and grading time, the GPU time
 its timed tests held the GPU alone (no schedule can beat N / that time: the
 bound), what else the GPU did (shared by correctness tests and the
@@ -24,6 +24,7 @@ student whose score differs between the two.
 """
 import argparse
 import json
+import os
 import pathlib
 import shutil
 import subprocess
@@ -52,6 +53,42 @@ def sample_gpu_busy(samples, stop):
             samples.append((time.time(), float(first)))
     smi.terminate()
     smi.wait()
+
+
+def cpu_busy_and_total(cpu_line):
+    """/proc/stat's "cpu" line (every core summed): (busy, total) in jiffies.
+    Idle time is idle + iowait; guest time is already counted in user."""
+    user, nice, system, idle, iowait, irq, softirq, steal = (int(v) for v in cpu_line.split()[1:9])
+    total = user + nice + system + idle + iowait + irq + softirq + steal
+    return total - idle - iowait, total
+
+
+def read_cpu_times():
+    """(busy, total) jiffies of every core so far; None where /proc/stat cannot be read."""
+    try:
+        return cpu_busy_and_total(pathlib.Path("/proc/stat").read_text().split("\n", 1)[0])
+    except (OSError, ValueError):
+        return None
+
+
+def sample_cpu_busy(samples, stop):
+    """The share of every core's time spent busy, every 250 ms, as (Unix time, percent), until stop is set:
+    where it stays near 100% the batch waits for the CPU (builds, test programs, compute-sanitizer), not the GPU."""
+    last = read_cpu_times()
+    while last is not None and not stop.wait(0.25):
+        now = read_cpu_times()
+        if now is None:
+            return
+        busy, total = now[0] - last[0], now[1] - last[1]
+        if total > 0:
+            samples.append((time.time(), 100.0 * busy / total))
+        last = now
+
+
+def mean_between(samples, start, end):
+    """The mean of the (time, value) samples taken at start <= time < end; None where there are none."""
+    values = [v for t, v in samples if start <= t < end]
+    return sum(values) / len(values) if values else None
 
 
 def spans_of(summary, kinds):
@@ -169,6 +206,9 @@ def main():
     busy, stop_sampling = [], threading.Event()
     sampler = threading.Thread(target=sample_gpu_busy, args=(busy, stop_sampling), daemon=True)
     sampler.start()
+    cpu = []
+    cpu_sampler = threading.Thread(target=sample_cpu_busy, args=(cpu, stop_sampling), daemon=True)
+    cpu_sampler.start()
     batch = run([grader, "--build-dir", str(args.build_dir), "batch", lesson_id, str(klass), "-o", str(out / "batch"),
                  "--seed", str(args.seed), "--force", "--no-build", "--timeout", str(args.timeout)]
                 + (["--per-gpu", str(args.per_gpu)] if args.per_gpu else [])
@@ -182,6 +222,9 @@ def main():
     zero = summary.get("timeline_started_unix", busy[0][0] if busy else 0.0)
     busy = [(t - zero, u) for t, u in busy]
     (out / "gpu-busy.csv").write_text("".join(f"{t:.2f},{u:.0f}\n" for t, u in busy))
+    cpu_sampler.join()
+    cpu = [(t - zero, u) for t, u in cpu]
+    (out / "cpu-busy.csv").write_text("".join(f"{t:.2f},{u:.0f}\n" for t, u in cpu))
     try:
         from plot_timeline import draw
         draw(summary, out / "timeline.png", busy or None)
@@ -265,6 +308,10 @@ def main():
     result["batch"]["scores_final_s"] = scores_s
     result["batch"]["scores_final_per_min"] = per_min(scores_s)
     result["batch"]["gpu_busy_mean_percent"] = mean_busy
+    cpu_busy = {"mean": mean_between(cpu, float("-inf"), float("inf")),
+                "until_scores_final": mean_between(cpu, 0.0, scores_s),
+                "after_scores_final": mean_between(cpu, scores_s, float("inf"))}
+    result["batch"]["cpu_busy_percent"] = cpu_busy
     result["bound_per_min"] = per_min(summary["seconds"]["gpu_alone"])
     if sharers_busy is not None:
         floor_s = sec["gpu_alone"] + sharers_busy
@@ -286,6 +333,11 @@ def main():
              + (f"sharers paused while timed tests ran: {sec.get('paused', 0.0):.1f} s summed over them"
                 if summary.get("sharers_paused_by_timed_tests") else "sharers never paused (no --pause, or no driver 570+)")
              + (f"; nvidia-smi: GPU busy {mean_busy:.0f}% of the time on average" if mean_busy is not None else "")]
+    if cpu_busy["mean"] is not None:
+        percent = lambda v: "-" if v is None else f"{v:.0f}%"
+        lines.append(f"  CPU (/proc/stat, {os.cpu_count()} cores): busy {percent(cpu_busy['mean'])} of the time on "
+                     f"average, {percent(cpu_busy['until_scores_final'])} until the scores were final, "
+                     f"{percent(cpu_busy['after_scores_final'])} after")
     explaining = explaining_seconds(summary)
     result["batch"]["explaining"] = explaining
     lines.append(f"  explaining, summed over submissions: profiles held the GPU alone {explaining['profiles_alone']:.1f} s "

@@ -5,8 +5,8 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import (explaining_seconds, reruns_whole_and_kernel_seconds, sharers_kernel_seconds,  # noqa: E402
-                         spans_of)
+from bench_batch import (cpu_busy_and_total, explaining_seconds, mean_between,  # noqa: E402
+                         reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of)
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -34,4 +34,12 @@ check(reruns_whole_and_kernel_seconds({"timeline": []}, busy) == sharers_kernel_
 # The explanations' time, summed: the profile 20-21 s alone; reruns 4 + 3 + 2 s.
 check(explaining_seconds(summary) == {"profiles_alone": 1.0, "profiles_waiting": 0.0, "reruns": 9.0},
       f"explaining: {explaining_seconds(summary)}")
+# /proc/stat's cpu line: user nice system idle iowait irq softirq steal guest guest_nice.
+# Busy: 10 + 2 + 5 + 1 + 1 + 1 = 20; idle 70 + iowait 10; guest (already in user) not added.
+check(cpu_busy_and_total("cpu  10 2 5 70 10 1 1 1 4 0") == (20, 100),
+      f"cpu line: {cpu_busy_and_total('cpu  10 2 5 70 10 1 1 1 4 0')}")
+cpu = [(0.5, 100.0), (1.0, 50.0), (2.0, 20.0), (3.0, 40.0)]
+check(mean_between(cpu, 0.0, 2.0) == 75.0 and mean_between(cpu, 2.0, float("inf")) == 30.0,
+      "the CPU's busy share until and after a moment")
+check(mean_between(cpu, 5.0, 6.0) is None, "no samples: no mean")
 sys.exit(check.finish("bench_batch floors"))
