@@ -20,6 +20,9 @@ exit_status as_seen_inside(exit_status status) {
     if (!status.signaled && status.code > 128 && status.code < 128 + 65) return {true, status.code - 128};
     return status;
 }
+
+// Why a test that no process of the program reached has no result.
+constexpr const char* never_ran = "the test program never ran this test";
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
@@ -119,13 +122,9 @@ bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, st
         threads.emplace_back([&, i] { run_rounds(line_tests[i], line_results[i], {}, false); });
     for (auto& t : threads) t.join();
     for (std::size_t i = 0; i < lines; ++i) {
-        for (auto& [id, result] : line_results[i]) results[id] = std::move(result);
         // What a line left (a process that ended without running it, a stop) is missing there too.
-        for (const auto& id : line_tests[i])
-            if (!results.count(id)) {
-                results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
-                tell_finished(id, results[id]);
-            }
+        mark_missing(line_tests[i], line_results[i], never_ran);
+        for (auto& [id, result] : line_results[i]) results[id] = std::move(result);
     }
     remaining.erase(std::remove_if(remaining.begin(), remaining.end(),
                                    [&](const std::string& id) { return results.count(id) > 0; }),
@@ -147,11 +146,7 @@ std::map<std::string, outcome> test_processes::run(const std::vector<std::string
     remaining.insert(remaining.end(), then.begin(), then.end());
     std::map<std::string, outcome> results;
     run_rounds(remaining, results, then, true);
-    const std::vector<std::string> never = std::exchange(remaining, {});
-    for (const auto& id : never) {
-        results[id] = {test_status::missing, {"the test program never ran this test"}, 0};
-        tell_finished(id, results[id]);
-    }
+    mark_missing(remaining, results, never_ran);
     return results;
 }
 
