@@ -248,6 +248,7 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
     options.max_file_bytes = limits.max_file_bytes;
     options.max_data_bytes = limits.max_data_bytes;
     options.max_processes = limits.max_processes;
+    options.niceness = limits.niceness;
     bool timed_out = false;
     const exit_status status = run_with_time_limit(options, limits.time, timed_out);
     result.ok = !timed_out && !status.signaled && status.code == 0;

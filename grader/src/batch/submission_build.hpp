@@ -60,6 +60,13 @@ struct build_limits {
     long long max_file_bytes = 1LL << 30;
     long long max_data_bytes = 8LL << 30;
     long long max_processes = 512;
+    // Builds run ahead of the graders (half the CPUs or --jobs of them, each
+    // compiling its files at once), and a graded run's tests must not wait
+    // for the CPU behind a build it does not need yet: on an H200 machine's
+    // 16 cores, lesson07's class of 20 kept them 97 to 100% busy for its
+    // first 14 s. At niceness 5 a build gets a third of a CPU a grader's
+    // process wants, and all of one nobody wants.
+    int niceness = 5;
 };
 
 // Writes `files` (file name -> content; the lesson's sources only) into

@@ -29,8 +29,10 @@ namespace {
 // nothing. The tool writes its reports into reports().
 class tool_reruns {
 public:
-    tool_reruns(const run_options& options, std::filesystem::path dir, std::string log_prefix)
-        : options_(options), rerun_(options), log_prefix_(std::move(log_prefix)) {
+    // `niceness`: how much lower than the grading their processes' CPU
+    // priority is (test_processes::lower_cpu_priority).
+    tool_reruns(const run_options& options, std::filesystem::path dir, std::string log_prefix, int niceness = 0)
+        : options_(options), rerun_(options), log_prefix_(std::move(log_prefix)), niceness_(niceness) {
         rerun_.log_dir = std::move(dir);
         std::filesystem::create_directories(evidence_dir(rerun_));
         std::filesystem::create_directories(claims_dir(rerun_));  // empty: nothing to wait for
@@ -59,6 +61,7 @@ public:
                                   limit, std::move(env));
         under_tool.run_under(tool, reports());
         under_tool.stop_when(stop);
+        under_tool.lower_cpu_priority(niceness_);
         if (!alone_while_testing) {
             under_tool.run({id});
             return;
@@ -78,14 +81,24 @@ private:
     const run_options& options_;
     run_options rerun_;
     std::string log_prefix_;
+    int niceness_;
     int runs_ = 0;
 };
+
+// A compute-sanitizer rerun is mostly the tool's own work on the CPU (72 s
+// of CPU for racecheck over lesson07's Tiled.Medium on an H200), and in a
+// batch it runs beside graded runs, whose tests it must not slow: they
+// decide grades, it only explains one. At niceness 10 it gets about a
+// tenth of a CPU that a graded run's process also wants. A profile runs
+// with the GPU alone, holding others' tests back, so it keeps the grader's
+// priority.
+constexpr int sanitizer_rerun_niceness = 10;
 
 // Reruns failed tests (or, with --sanitize, every GPU test) under compute-sanitizer.
 std::vector<std::string> add_sanitizer_findings(const run_options& options, std::vector<graded_test>& tests,
                                                 gpu_turn& turn) {
     if (!options.sanitize_failures && !options.sanitize_every_test) return {};
-    tool_reruns reruns(options, sanitizer_dir(options), "sanitizer");
+    tool_reruns reruns(options, sanitizer_dir(options), "sanitizer", sanitizer_rerun_niceness);
     sanitizer_options plan;
     plan.every_test = options.sanitize_every_test;
     plan.budget = plan.every_test ? sanitize_all_budget : failure_rerun_budget;

@@ -93,7 +93,8 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
                              untrusted ? options_.max_data_bytes : 0,
                              untrusted ? options_.max_processes : 0,
                              kept_output_bytes,
-                             refusals ? refusals->child_end() : -1});
+                             refusals ? refusals->child_end() : -1,
+                             niceness_});
         slot.started(child->pid());
         if (refusals) refusals->listen();
         bool exiting = false;

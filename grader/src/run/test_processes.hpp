@@ -70,6 +70,11 @@ public:
         tool_writable_ = std::move(writable);
     }
 
+    // Its processes run this much nicer than the grader (child_process's
+    // niceness): an explanation's reruns, which only explain, give the CPU
+    // to the graded runs beside them.
+    void lower_cpu_priority(int niceness) { niceness_ = niceness; }
+
     // Once `*flag` is true (set from any thread), the process running is
     // killed within stop_poll, the test in flight ends "crashed" with the
     // reason, and no other process starts: an explanation's rerun stopped
@@ -181,6 +186,7 @@ private:
     std::set<std::string> watched_;
     const std::atomic<bool>* stop_ = nullptr;
     bool let_the_last_exit_go_ = false;
+    int niceness_ = 0;
     bool stop_asked() const { return stop_ && stop_->load(); }
 };
 

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -94,6 +95,11 @@ child_process::child_process(const options& opts) : max_line_(opts.max_event_lin
         if (opts.max_processes > 0) {
             const rlimit limit{static_cast<rlim_t>(opts.max_processes), static_cast<rlim_t>(opts.max_processes)};
             setrlimit(RLIMIT_NPROC, &limit);
+        }
+        if (opts.niceness > 0) {
+            errno = 0;
+            const int own = getpriority(PRIO_PROCESS, 0);
+            if (errno == 0) setpriority(PRIO_PROCESS, 0, std::min(19, own + opts.niceness));
         }
         for (const auto& [name, value] : opts.env) setenv(name.c_str(), value.c_str(), 1);
         if (opts.working_dir && chdir(opts.working_dir->c_str()) != 0) _exit(127);

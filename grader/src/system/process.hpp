@@ -40,6 +40,13 @@ public:
         // When not -1, handed to the child as descriptor passed_fd (the
         // grader's end of a conversation with a launcher: process_refusals.hpp).
         int pass_fd = -1;
+        // Added to the grader's own niceness (up to 19): work that must not
+        // take the CPU from the grading (a batch's builds ahead of their turn,
+        // an explanation's reruns). It lowers priority only where the kernel
+        // weighs niceness across sessions (a container's cgroup, a systemd
+        // slice; not the root cgroup with autogroups, where each session
+        // weighs the same).
+        int niceness = 0;
     };
 
     explicit child_process(const options& opts);

@@ -6,9 +6,11 @@
 // obeys the requests) and, with FAKE_REFERENCE defined, as fake_graded_judge
 // (the reference, which ignores them), just as each lesson's tests are built
 // against the exercise and against the solution.
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstdio>
@@ -148,10 +150,19 @@ void chatter(std::size_t bytes, std::size_t line) {
     std::fflush(stdout);
 }
 
+// FAKE_NICENESS=<file>: the student's program writes the niceness it runs at there.
+void note_niceness() {
+    if (!asked("FAKE_NICENESS")) return;
+    errno = 0;
+    const int niceness = getpriority(PRIO_PROCESS, 0);
+    std::ofstream(std::getenv("FAKE_NICENESS")) << (errno == 0 ? std::to_string(niceness) : "unknown");
+}
+
 // FAKE_CHATTY: a right answer after 2 GiB of debugging output, more than
 // the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
+    note_niceness();
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     start_helpers_during_a_test();

@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
 #include <thread>
 
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "course/temp_dir.hpp"
@@ -564,6 +566,61 @@ TEST(ChildProcess, GetsOnlyItsStandardStreamsAndTheEventsPipe) {
     close(held[1]);
     // 0-2, the events pipe (3) and the folder ls itself opened to list them (4).
     EXPECT_EQ(grader::file_text(out), "0\n1\n2\n3\n4\n");
+}
+
+int own_niceness() {
+    errno = 0;
+    const int niceness = getpriority(PRIO_PROCESS, 0);
+    EXPECT_EQ(errno, 0);
+    return niceness;
+}
+
+TEST(ChildProcess, RunsAsMuchNicerAsAsked) {
+    const auto nice_program = grader::find_program("nice");
+    if (!nice_program) GTEST_SKIP() << "no nice(1) on PATH to print a process's niceness";
+    const auto out = scratch_dir() / "niceness.txt";
+    grader::child_process::options options;
+    options.argv = {nice_program->string()};  // with no command, it prints its own niceness
+    options.output = out;
+    options.niceness = 3;
+    grader::child_process(options).wait();
+    EXPECT_EQ(grader::file_text(out), std::to_string(std::min(19, own_niceness() + 3)) + "\n");
+}
+
+// An explanation's reruns give the CPU to the graded runs beside them.
+TEST(TestProcesses, ARunAskedToBeNicerRunsItsProgramsSo) {
+    const auto noted = scratch_dir() / "fake-niceness.txt";
+    setenv("FAKE_NICENESS", noted.c_str(), 1);
+    const grader::run_options options = fake_options();
+    for (const int lower_by : {0, 10}) {
+        std::filesystem::remove(noted);
+        grader::test_processes processes(options, options.tests_program, "record", "nicer", options.per_test_limit);
+        processes.lower_cpu_priority(lower_by);
+        const auto results = processes.run({"FakeHost.Passes"});
+        ASSERT_TRUE(results.count("FakeHost.Passes"));
+        EXPECT_EQ(results.at("FakeHost.Passes").status, test_status::passed);
+        EXPECT_EQ(grader::file_text(noted), std::to_string(std::min(19, own_niceness() + lower_by))) << lower_by;
+    }
+    unsetenv("FAKE_NICENESS");
+}
+
+// compute-sanitizer's reruns (here a stand-in that notes its niceness and
+// writes no report) run at niceness 10 below the grader.
+TEST(Runner, SanitizerRerunsRunNicerThanTheGrading) {
+    const course::temp_dir tool_dir("grader-fake-sanitizer");
+    const auto tool = tool_dir.path() / "compute-sanitizer";
+    const auto noted = tool_dir.path() / "niceness.txt";
+    std::ofstream(tool) << "#!/bin/sh\nnice > '" << noted.string() << "'\n";
+    std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+    setenv("COURSE_COMPUTE_SANITIZER", tool.c_str(), 1);
+    grader::graded_run run;
+    run.tests = {grader::graded_test{}};
+    run.tests[0].id = "FakeHost.Passes";
+    run.tests[0].gpu = true;
+    run.tests[0].status = test_status::failed;
+    grader::explain_failures(fake_options(), run);
+    unsetenv("COURSE_COMPUTE_SANITIZER");
+    EXPECT_EQ(grader::file_text(noted), std::to_string(std::min(19, own_niceness() + 10)) + "\n");
 }
 
 TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {
