@@ -64,7 +64,7 @@ struct build_limits {
     // compiling its files at once), and a graded run's tests must not wait
     // for the CPU behind a build it does not need yet: on an H200 machine's
     // 16 cores, lesson07's class of 20 kept them 97 to 100% busy for its
-    // first 14 s. At niceness 5 a build gets a third of a CPU a grader's
+    // first 14 s. At niceness 5 a build gets a quarter of a CPU a grader's
     // process wants, and all of one nobody wants.
     int niceness = 5;
 };
