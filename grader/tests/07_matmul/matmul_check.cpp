@@ -8,15 +8,12 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <random>
 #include <set>
-#include <system_error>
-#include <thread>
 #include <vector>
 
 #include "course/compare.hpp"
@@ -27,6 +24,7 @@
 #include "course/testing/explained.hpp"
 #include "course/testing/graded.hpp"
 #include "library_symbols.hpp"
+#include "matmul_reference.hpp"
 
 namespace lesson07::testing {
 
@@ -92,27 +90,12 @@ struct reference_rows {
     std::vector<double> magnitude;  // rows.size() x n
 };
 
-// One row of the reference: i-k-j order, so the inner loop runs along a row
-// of B and of C, which the cache and the vector units like.
-void reference_row(const host_matrix& a, const host_matrix& b, int row, double* value, double* magnitude) {
-    const int n = b.cols, k_count = a.cols;
-    for (int k = 0; k < k_count; ++k) {
-        const double a_ik = a(row, k);
-        const float* b_row = &b.values[static_cast<std::size_t>(k) * n];
-        for (int j = 0; j < n; ++j) {
-            const double p = a_ik * b_row[j];
-            value[j] += p;
-            magnitude[j] += std::fabs(p);
-        }
-    }
-}
-
 reference_rows compute_reference(const host_matrix& a, const host_matrix& b,
                                  const std::vector<int>& rows, bool identity_b) {
     const int n = b.cols;
-    reference_rows ref{rows, std::vector<double>(rows.size() * n, 0.0),
-                       std::vector<double>(rows.size() * n, 0.0)};
     if (identity_b) {  // C = A: no need for the O(n^3) loop
+        reference_rows ref{rows, std::vector<double>(rows.size() * n, 0.0),
+                           std::vector<double>(rows.size() * n, 0.0)};
         for (std::size_t r = 0; r < rows.size(); ++r)
             for (int j = 0; j < n; ++j) {
                 ref.value[r * n + j] = a(rows[r], j);
@@ -120,28 +103,8 @@ reference_rows compute_reference(const host_matrix& a, const host_matrix& b,
             }
         return ref;
     }
-    // The rows are independent, so a few threads share them: the float64
-    // reference is most of a Medium or Large test's time (hundreds of millions
-    // of products), and everyone grading waits for it. Each row is summed in
-    // the same order whatever the thread, so the result does not change.
-    const double products = static_cast<double>(rows.size()) * n * a.cols;
-    const unsigned threads = products < 1e7 ? 1u : std::clamp(std::thread::hardware_concurrency(), 1u, 8u);
-    std::atomic<std::size_t> next{0};
-    auto work = [&] {
-        for (std::size_t r = next++; r < rows.size(); r = next++)
-            reference_row(a, b, rows[r], &ref.value[r * n], &ref.magnitude[r * n]);
-    };
-    std::vector<std::thread> helpers;
-    for (unsigned t = 1; t < threads; ++t) {
-        try {
-            helpers.emplace_back(work);
-        } catch (const std::system_error&) {
-            break;  // no more threads here (a process limit): fewer do the work
-        }
-    }
-    work();
-    for (std::thread& helper : helpers) helper.join();
-    return ref;
+    reference_sums sums = reference_on_gpu(a.values, a.cols, b.values, n, rows);
+    return {rows, std::move(sums.value), std::move(sums.magnitude)};
 }
 
 // sum over k < k_end of a(i, k) b(k, j): what a kernel that stops early computes.

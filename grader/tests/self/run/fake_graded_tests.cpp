@@ -158,11 +158,20 @@ void note_niceness() {
     std::ofstream(std::getenv("FAKE_NICENESS")) << (errno == 0 ? std::to_string(niceness) : "unknown");
 }
 
+// FAKE_CONNECTIONS=<file>: the program writes there the number of hardware
+// queues it would ask the CUDA driver for ("unset": the driver's default).
+void note_connections() {
+    if (!asked("FAKE_CONNECTIONS")) return;
+    const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+    std::ofstream(std::getenv("FAKE_CONNECTIONS")) << (connections ? connections : "unset");
+}
+
 // FAKE_CHATTY: a right answer after 2 GiB of debugging output, more than
 // the 1 GiB any file the program writes may hold.
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
     note_niceness();
+    note_connections();
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     start_helpers_during_a_test();

@@ -623,6 +623,32 @@ TEST(Runner, SanitizerRerunsRunNicerThanTheGrading) {
     EXPECT_EQ(grader::file_text(noted), std::to_string(std::min(19, own_niceness() + 10)) + "\n");
 }
 
+// A rerun's CUDA context opens one hardware queue (cheaper to create and
+// destroy, explain.cpp); the graded run's programs keep the driver's default.
+TEST(Runner, SanitizerRerunsAskForOneHardwareQueueAndGradedRunsDoNot) {
+    const course::temp_dir tool_dir("grader-fake-sanitizer");
+    const auto tool = tool_dir.path() / "compute-sanitizer";
+    const auto rerun_noted = tool_dir.path() / "rerun-connections.txt";
+    std::ofstream(tool) << "#!/bin/sh\necho \"${CUDA_DEVICE_MAX_CONNECTIONS:-unset}\" > '" << rerun_noted.string()
+                        << "'\n";
+    std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
+    const auto graded_noted = tool_dir.path() / "graded-connections.txt";
+    setenv("FAKE_CONNECTIONS", graded_noted.c_str(), 1);
+    setenv("COURSE_COMPUTE_SANITIZER", tool.c_str(), 1);
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes"};
+    grader::graded_run run = grader::run_graded_tests(options);
+    unsetenv("FAKE_CONNECTIONS");
+    ASSERT_EQ(run.tests.size(), 1u);
+    EXPECT_EQ(run.tests[0].status, test_status::passed) << all_messages(run.tests[0]);
+    EXPECT_EQ(grader::file_text(graded_noted), "unset");
+    run.tests[0].gpu = true;
+    run.tests[0].status = test_status::failed;
+    grader::explain_failures(options, run);
+    unsetenv("COURSE_COMPUTE_SANITIZER");
+    EXPECT_EQ(grader::file_text(rerun_noted), "1\n");
+}
+
 TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {
     const std::string alone = grader::glibc_tunables_for_tests(nullptr);
     EXPECT_EQ(alone.rfind("glibc.malloc.hugetlb=1:", 0), 0u) << alone;
