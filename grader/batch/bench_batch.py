@@ -13,9 +13,9 @@ is saved first and put back at the end, whatever happens). Same seed both ways.
 Prints and writes OUT/bench.json (and OUT/timeline.png, plot_timeline.py): submissions per minute each way, when
 the batch's scores were final (its last judging; explanations come after), where the explanations' time went
 (profiles alone, their waits, reruns), how busy the CPU was (/proc/stat), the loop's
-build/grading split, the batch's summed build and grading time, the GPU time
-its timed tests held the GPU alone (no schedule can beat N / that time: the
-bound), what else the GPU did (shared by correctness tests and the
+build/grading split, the batch's summed build and grading time, the time
+its timed tests and Nsight Compute's profiles held the GPU alone (no
+schedule can beat N / that time: the bound), what else the GPU did (shared by correctness tests and the
 sanitizer's reruns, idle), a floor that adds the sharers' kernel time (which a
 timed test cannot overlap and stay fair, from nvidia-smi's samples), the
 same floor with every compute-sanitizer rerun counted whole (the driver
@@ -322,7 +322,7 @@ def main():
     lines = [f"{lesson_id}: {n} submissions",
              f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
              f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
-             f"grading {summary['seconds']['grade_summed']:.0f} s summed; timed tests held the GPU "
+             f"grading {summary['seconds']['grade_summed']:.0f} s summed; timed tests and profiles held the GPU alone "
              f"{summary['seconds']['gpu_alone']:.1f} s: bound {per_min(summary['seconds']['gpu_alone']):.1f}/min, "
              f"batch at {100 * summary['seconds']['gpu_alone'] / batch_s:.0f}% of it",
              f"  scores final at {scores_s:.1f} s of the batch's engine = {per_min(scores_s):.1f}/min (the "
@@ -344,7 +344,7 @@ def main():
                  f"and waited {explaining['profiles_waiting']:.1f} s for it (new correctness tests wait behind them); "
                  f"compute-sanitizer's reruns shared it {explaining['reruns']:.1f} s")
     if sharers_busy is not None:
-        lines.append(f"  floor: the timed tests' {sec['gpu_alone']:.1f} s alone + about {sharers_busy:.1f} s of the sharers' "
+        lines.append(f"  floor: the {sec['gpu_alone']:.1f} s the GPU was held alone (timed tests, profiles) + about {sharers_busy:.1f} s of the sharers' "
                      f"kernels (nvidia-smi), which no fair schedule overlaps with them: "
                      f"{result['floor_per_min']:.1f}/min; batch at {100 * (sec['gpu_alone'] + sharers_busy) / batch_s:.0f}% of it")
         lines.append(f"  floor with compute-sanitizer's reruns whole (the driver cannot pause them, so no timed test runs "
