@@ -53,7 +53,7 @@ void call_replay::prepare(const gpu_repetition& call) {
             case recorded_op::kind::launch: {
                 const auto kernel = modules_.kernel(op.kernel);
                 if (!kernel)
-                    throw replay_refused(fmt::format(
+                    throw foreign_kernel_refused(fmt::format(
                         "it launched {}, which is not compiled into your library (a library's kernel, or one "
                         "compiled while the program ran)",
                         readable_kernel_name(op.kernel)));

@@ -11,6 +11,7 @@
 #include "course/error.hpp"
 #include "course/pinned_array.hpp"
 #include "course/testing/call_replay.hpp"
+#include "course/testing/explained.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/performance.hpp"
 #include "course/testing/replay_addresses.hpp"
@@ -100,6 +101,9 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         if (!modules->reload(why)) return refuse(why);
         try {
             replay.prepare(record.repetitions[static_cast<std::size_t>(k)]);
+        } catch (const foreign_kernel_refused& e) {
+            next_failure_explained_beyond_the_tools();  // no kernel of the student's did the work
+            return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         } catch (const replay_refused& e) {
             return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         }

@@ -17,6 +17,7 @@
 #include "course/pinned_array.hpp"
 #include "course/stream.hpp"
 #include "course/testing/evidence.hpp"
+#include "course/testing/explained.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/graded.hpp"
@@ -150,6 +151,8 @@ std::optional<gpu_record> checked_record(const timed_calls& work, const std::str
     const auto without_kernel = std::count_if(record->repetitions.begin(), record->repetitions.end(),
                                               [](const gpu_repetition& r) { return r.kernels() == 0; });
     if (without_kernel > 0) {
+        // The GPU's record says it; a profile of the student's kernels has none to show.
+        next_failure_explained_beyond_the_tools();
         ADD_FAILURE() << fmt::format(
             "in {} of {} timed calls of {} no kernel ran on the GPU: the GPU's record shows {}. The work must be "
             "done by a kernel, in every call.",

@@ -18,6 +18,13 @@ namespace {
 using clock = std::chrono::steady_clock;
 
 bool ran(const graded_test& t) { return t.status == test_status::passed || t.status == test_status::failed; }
+
+// A failure whose work no kernel of the student's did (the judge read it from
+// the GPU's record, or the test from what was linked: explained.hpp): a
+// profile of the student's kernels adds nothing (unless every test is asked for).
+bool explained_without_a_profile(const graded_test& t, bool every_test) {
+    return t.status == test_status::failed && t.explained_beyond_the_tools && !every_test;
+}
 }  // namespace
 
 std::vector<std::string> tests_to_profile(const std::vector<graded_test>& tests, const std::set<std::string>& kernel_speed,
@@ -26,7 +33,9 @@ std::vector<std::string> tests_to_profile(const std::vector<graded_test>& tests,
     for (const auto& t : tests) {
         if (!t.performance || !t.gpu) continue;
         // A failure of its own: not a crash or a hang (which a profile only prolongs).
-        if (t.status == test_status::failed && kernel_speed.count(t.id)) ids.push_back(t.id);
+        if (t.status == test_status::failed && kernel_speed.count(t.id)) {
+            if (!explained_without_a_profile(t, every_test)) ids.push_back(t.id);
+        }
         // --profile: whatever could run here, held back by correctness or not.
         else if (every_test && (ran(t) || t.status == test_status::not_run)) ids.push_back(t.id);
     }
@@ -38,6 +47,14 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
                                               const list_kernel_sources_fn& list_sources,
                                               const run_under_profiler_fn& run_under) {
     std::vector<std::string> notes;
+    std::vector<std::string> explained;
+    for (const auto& t : tests)
+        if (t.performance && t.gpu && kernel_speed.count(t.id) && explained_without_a_profile(t, options.every_test))
+            explained.push_back(t.id);
+    if (!explained.empty())
+        notes.push_back(fmt::format("Nsight Compute did not profile {}: the failure is work that no kernel of yours did, "
+                                    "and a profile measures only your kernels",
+                                    fmt::join(explained, ", ")));
     const std::vector<std::string> ids = tests_to_profile(tests, kernel_speed, options.every_test);
     if (ids.empty()) return notes;
     const std::optional<fs::path> ncu = find_ncu();

@@ -519,6 +519,8 @@ void check_version(version v, const product_shape& shape, const check_options& o
     if (hand_written(v)) {
         const std::string use = library_gemm_use(source_of(v));
         if (!use.empty()) {
+            // Read from what was linked: no tool's rerun looks there.
+            course::testing::next_failure_explained_beyond_the_tools();
             ADD_FAILURE() << use;
             return;
         }

@@ -260,6 +260,33 @@ TEST(ProfileEvidence, AFailedSpeedTestOfTheKernelsLeadsWithWhatTheProfileShows) 
     EXPECT_TRUE(tests[2].messages.empty()) << "a cache's speed is not explained by a kernel profile";
 }
 
+// A speed test failed because no kernel of the student's did the work (the
+// judge read it from the GPU's record: explained.hpp) is not profiled, and
+// the report says why; with --profile it is profiled like every test.
+TEST(ProfileEvidence, AFailureWhoseWorkNoKernelOfYoursDidIsNotProfiled) {
+    fake_ncu fake;
+    auto tests = speed_tests();
+    tests[1].messages = {"in 20 of 20 timed calls of matmul_naive no kernel ran on the GPU"};
+    tests[1].explained_beyond_the_tools = true;
+    tests[3].status = grader::test_status::failed;
+    std::vector<std::string> profiled;
+    auto run_under = [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds) {
+        profiled.push_back(id);
+        std::ofstream(arg_after(tool, "--log-file")) << fixture("vecadd_index_transposed");
+    };
+    const auto notes = grader::add_profile_evidence(tests, {"VecAdd.Bandwidth", "VecAdd.Faster"}, {},
+                                                    fake.dir.path() / "reports",
+                                                    [] { return grader::kernel_sources{}; }, run_under);
+    EXPECT_EQ(profiled, std::vector<std::string>{"VecAdd.Faster"}) << "the other failure is profiled";
+    EXPECT_EQ(notes, std::vector<std::string>{"Nsight Compute did not profile VecAdd.Bandwidth: the failure is work "
+                                              "that no kernel of yours did, and a profile measures only your kernels"});
+    EXPECT_EQ(tests[1].messages.size(), 1u) << "nothing added to the judge's words";
+    EXPECT_EQ(grader::tests_to_profile(tests, {"VecAdd.Bandwidth", "VecAdd.Faster"}, false),
+              std::vector<std::string>{"VecAdd.Faster"});
+    EXPECT_EQ(grader::tests_to_profile(tests, {"VecAdd.Bandwidth", "VecAdd.Faster"}, true),
+              (std::vector<std::string>{"VecAdd.Bandwidth", "CachePerf.HitSkipsNvrtc", "VecAdd.Faster"}));
+}
+
 TEST(ProfileEvidence, ProfileEveryTestGivesEachSpeedTestItsTable) {
     fake_ncu fake;
     auto tests = speed_tests();

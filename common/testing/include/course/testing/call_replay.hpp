@@ -51,6 +51,13 @@ struct replay_refused : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// The call launched a kernel the student's library does not hold (a
+// library's, or one compiled while the program ran): none of the student's
+// kernels did that work, so a profile of them could not explain the failure.
+struct foreign_kernel_refused : replay_refused {
+    using replay_refused::replay_refused;
+};
+
 class call_replay {
 public:
     call_replay(const student_modules& modules, const replay_addresses& addresses, replay_scratch& scratch)

@@ -7,12 +7,18 @@
 // and initialisation, so a rerun under them can add nothing to such a
 // failure; and a stream test under a tool costs seconds a rerun.
 //
+// Of a speed test, it is a failure whose work no kernel of the student's
+// did: the GPU's record shows no kernel ran, the call launched a kernel the
+// student's library does not hold, or the library linked a GEMM (lesson07).
+// Nsight Compute's profile measures the student's kernels, so it has
+// nothing to add there either.
+//
 // The test says so just before it adds the failure. Where it said so of
 // every failure of the test, the test's end event says so too
-// (harness.cpp), and the grader reruns that test under no tool. The word
-// may come from the student's program (where it failed the test itself):
-// it spares only the explanation of that program's own failure, never
-// changes a verdict.
+// (harness.cpp), and the grader neither reruns that test under a tool nor
+// profiles it. The word may come from the student's program (where it
+// failed the test itself): it spares only the explanation of that
+// program's own failure, never changes a verdict.
 namespace course::testing {
 
 void next_failure_explained_beyond_the_tools();
