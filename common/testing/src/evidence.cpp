@@ -158,6 +158,13 @@ bool wait_for_gpu_alone() {
            gpu_alone_stop;
 }
 
+bool wait_for_judge_alone() {
+    evidence_state& s = state();
+    if (s.mode != evidence_mode::judge || s.claims_dir.empty()) return true;
+    return wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + judge_alone_suffix),
+                         s.wait_ms) == gpu_alone_go;
+}
+
 bool phase2_may_start() {
     evidence_state& s = state();
     if (s.mode != evidence_mode::record || s.claims_dir.empty()) return true;

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <random>
+#include <string>
 
 #include "course/device_info.hpp"
 #include "course/random.hpp"
@@ -57,19 +58,36 @@ claim_wait when_to_wait(const graded_test_info* graded) {
     const bool measures = !graded || graded->alone || graded->kind == test_kind::performance;
     return measures ? claim_wait::at_once : claim_wait::at_first_result;
 }
+
+// The grader's words on a timed test (evidence.hpp): in the student's
+// program, whether the speed tests go on; in the judge, that the GPU is its
+// alone for a speed test it times (a word that never comes, from a grader
+// gone, leaves the test untimed).
+constexpr const char* speed_tests_stopped = "not timed: a correctness test failed, so the speed tests are not graded";
+constexpr const char* no_judge_alone = "not timed: the grader never gave the judge the GPU to itself";
+
+// Both fixtures' wait for those words, once the test is the judge's to judge.
+bool timed_test_may_go(const graded_test_info* graded, std::string& why_not) {
+    if (graded && graded->alone && !wait_for_gpu_alone()) why_not = speed_tests_stopped;
+    else if (graded && graded->timed_by_judge && !wait_for_judge_alone()) why_not = no_judge_alone;
+    return why_not.empty();
+}
 }  // namespace
 
 void gpu_test::SetUp() {
     const graded_test_info* graded = current_graded();
     if (!judge_this_test(when_to_wait(graded))) GTEST_SKIP() << nothing_to_judge;
     if (!has_device()) GTEST_SKIP() << "no CUDA device: " << device_status().reason;
-    if (graded && graded->alone && !wait_for_gpu_alone())
-        GTEST_SKIP() << "not timed: a correctness test failed, so the speed tests are not graded";
+    if (std::string why_not; !timed_test_may_go(graded, why_not)) GTEST_SKIP() << why_not;
     cudaGetLastError();
 }
 
+// The course has no host test that needs the GPU alone; the grader's own
+// tests fake a timed test as one (no GPU there), and it waits as a GPU test would.
 void host_test::SetUp() {
-    if (!judge_this_test(when_to_wait(current_graded()))) GTEST_SKIP() << nothing_to_judge;
+    const graded_test_info* graded = current_graded();
+    if (!judge_this_test(when_to_wait(graded))) GTEST_SKIP() << nothing_to_judge;
+    if (std::string why_not; !timed_test_may_go(graded, why_not)) GTEST_SKIP() << why_not;
 }
 
 }  // namespace course::testing

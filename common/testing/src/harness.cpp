@@ -47,7 +47,8 @@ json graded_list() {
                          {"kind", t.kind == test_kind::performance ? "performance" : "correctness"},
                          {"gpu", t.needs_gpu},
                          {"alone", t.alone},
-                         {"kernel_speed", t.kernel_speed}});
+                         {"kernel_speed", t.kernel_speed},
+                         {"timed_by_judge", t.timed_by_judge}});
     }
     return {{"tests", tests}};
 }

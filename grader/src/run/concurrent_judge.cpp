@@ -65,6 +65,13 @@ void concurrent_judge::wait_idle(const std::string& timed) {
     });
 }
 
+void concurrent_judge::wait_judged(const std::string& id) {
+    std::unique_lock lock(mutex_);
+    changed_.wait(lock, [&] {
+        return done_ || verdicts_.count(id) > 0 || (!judging_.empty() && judging_ != id && claimed_.count(judging_) == 0);
+    });
+}
+
 bool concurrent_judge::wait_idle_for(std::chrono::milliseconds patience) {
     std::unique_lock lock(mutex_);
     return changed_.wait_for(lock, patience, [&] { return idle(); });

@@ -50,6 +50,12 @@ public:
     // The same for at most `patience`: whether it is idle.
     bool wait_idle_for(std::chrono::milliseconds patience);
 
+    // Waits until the judge has judged `id` (claimed a moment ago), or has
+    // stopped, or waits for the claim of another test, one the student's
+    // program has not ended (forged events, as for wait_idle): that claim
+    // comes only once the grader goes on, so it is not waited for.
+    void wait_judged(const std::string& id);
+
     // The judge's verdict on `id`, once it has one (or has stopped).
     outcome verdict(const std::string& id);
 

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "course/testing/evidence.hpp"
 #include "run/gpu_gate.hpp"
 #include "run/work_places.hpp"
 #include "run/sandbox.hpp"
@@ -98,6 +99,11 @@ inline std::filesystem::path device_code_dir(const run_options& o) { return clai
 // The word that lets a timed test start, once the GPU is the run's alone.
 inline std::filesystem::path gpu_alone_word(const run_options& o, const std::string& test_file_name) {
     return claims_dir(o) / (test_file_name + ".alone");
+}
+// The grader's word to the judge that the GPU is its alone for a speed test
+// the judge times (course/testing/evidence.hpp, wait_for_judge_alone).
+inline std::filesystem::path judge_alone_word(const run_options& o, const std::string& test_file_name) {
+    return claims_dir(o) / (test_file_name + course::testing::judge_alone_suffix);
 }
 inline std::filesystem::path profile_dir(const run_options& o) { return o.log_dir / "profile"; }
 // The compute-sanitizer reruns' own logs, evidence and reports.

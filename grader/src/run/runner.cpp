@@ -109,7 +109,7 @@ graded_run judge_graded_tests(const run_options& given) {
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
-    std::set<std::string> alone, kernel_speed;
+    std::set<std::string> alone, kernel_speed, judge_times;
     for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
@@ -117,6 +117,7 @@ graded_run judge_graded_tests(const run_options& given) {
     for (const auto& t : listed) {
         if (t.alone) alone.insert(t.id);
         if (t.kernel_speed) kernel_speed.insert(t.id);
+        if (t.alone && t.timed_by_judge) judge_times.insert(t.id);
     }
     // One process of the student's program runs the correctness tests, then,
     // once the judge has passed them all, the performance tests (the grader
@@ -169,15 +170,30 @@ graded_run judge_graded_tests(const run_options& given) {
         }
     };
     if (correctness.empty()) decide_performance();
-    // A test that measures time starts once the judge is idle.
+    // A test that measures time starts once the judge is idle: no check of
+    // the judge's, and no replay of an earlier timed test, runs beside it.
+    // It has the GPU alone, unless the judge times it (a replay of what it
+    // recorded): then the judge's test has it alone instead (below).
     student.on_start([&](const std::string& id) {
         if (!alone.count(id)) return;
-        // The judge first: its last check is shared work, and the judge
-        // then waits for this test's claim, so it stays idle.
+        // The judge waits for this test's claim meanwhile, so it stays idle.
         judge.wait_idle(id);
-        turn.alone();
+        if (!judge_times.count(id)) turn.alone();
         write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), course::testing::gpu_alone_go);
     });
+    // The judge's test of a speed test it times: once the student's program
+    // has ended the test and claimed a pass (the judge judges nothing else),
+    // the run has the GPU alone until the judge's verdict is in, so that
+    // the replay is timed with no other run's work on the GPU.
+    auto judge_alone_for = [&](const std::string& id, const outcome& said_of_it) {
+        if (said_of_it.status == test_status::passed) {
+            turn.alone();
+            write_word(judge_alone_word(options, course::testing::evidence_file_name(id)),
+                       course::testing::gpu_alone_go);
+            judge.wait_judged(id);
+        }
+        after_alone(id);
+    };
     // Between two processes (the last one crashed, hit a sticky CUDA error or
     // ran out of time) this run has nothing on the GPU but the judge's check:
     // a run waiting to time a test goes first, as between the sanitizer's
@@ -196,9 +212,11 @@ graded_run judge_graded_tests(const run_options& given) {
     student.run(
         correctness,
         [&](const std::string& id, const outcome& result) {
-            if (alone.count(id)) after_alone(id);  // its time is taken; the judge's check shares the GPU
+            // Its time is taken; the judge's check shares the GPU.
+            if (alone.count(id) && !judge_times.count(id)) after_alone(id);
             said[id] = result;
             judge.claim(id, result.status);
+            if (judge_times.count(id)) judge_alone_for(id, result);
             if (correctness_left.erase(id) > 0 && correctness_left.empty()) decide_performance();
         },
         performance);

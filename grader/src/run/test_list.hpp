@@ -15,6 +15,7 @@ struct listed_test {
     bool gpu = true;
     bool alone = false;     // needs the GPU to itself (it measures time)
     bool kernel_speed = false;  // it measures the student's kernels' speed (profile_evidence.hpp)
+    bool timed_by_judge = false;  // the judge's replay takes its time: the judge's test needs the GPU alone
 };
 
 // A listed test as the report starts it: its name, points and kind, not yet run.

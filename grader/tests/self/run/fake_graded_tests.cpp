@@ -109,9 +109,22 @@ void start_helpers_during_a_test() {
 // body starts, and the student's program looks for it while it runs the same
 // test. A correctness test's judge starts at once (it works while the
 // student's program does); a speed test's only once the student's has ended.
+// A mark holds when it was left, on the machine's steady clock, which
+// test_runner.cpp reads too.
+void leave_mark(const char* dir, const std::string& file) {
+    std::ofstream(std::string(dir) + "/" + file) << std::chrono::steady_clock::now().time_since_epoch().count();
+}
 void judge_leaves_mark(const std::string& test) {
 #ifdef FAKE_REFERENCE
-    if (const char* dir = std::getenv("FAKE_MARKS")) std::ofstream(std::string(dir) + "/" + test + ".judge") << "started";
+    if (const char* dir = std::getenv("FAKE_MARKS")) leave_mark(dir, test + ".judge");
+#else
+    (void)test;
+#endif
+}
+// ... and the student's program leaves <folder>/<test>.program.
+void program_leaves_mark(const std::string& test) {
+#ifndef FAKE_REFERENCE
+    if (const char* dir = std::getenv("FAKE_MARKS")) leave_mark(dir, test + ".program");
 #else
     (void)test;
 #endif
@@ -227,9 +240,15 @@ GRADED_HOST_TEST(Fake, NoEvidence, 1, "a test that records no evidence") {}
 GRADED_HOST_TEST(Fake, DISABLED_Never, 1, "a test that never reports") {}
 
 // Its verdict is left to the judge, as a speed compared with a baseline is.
-COURSE_GRADED_TEST_(FakeHost, Speed, 3, "a performance test", performance, false, true,
-                    ::course::testing::host_test) {
+// The judge times it, as it replays a kernel's calls (GRADED_PERF_TEST);
+// FAKE_SPEED_TIMED_BY_PROGRAM: the student's program does, as it times a
+// cache or an allocator (GRADED_PERF_TEST_SYSTEM). Both programs read it (it
+// changes the list), so it is no request of the student's program alone.
+bool speed_timed_by_judge() { return std::getenv("FAKE_SPEED_TIMED_BY_PROGRAM") == nullptr; }
+COURSE_GRADED_TEST_J_(FakeHost, Speed, 3, "a performance test", performance, false, true, false,
+                      speed_timed_by_judge(), ::course::testing::host_test) {
     judge_leaves_mark("Speed");
+    program_leaves_mark("Speed");
     if (asked("FAKE_MARKS"))
         EXPECT_FALSE(judge_started("Speed", std::chrono::milliseconds(300))) << "the judge ran beside a speed test";
     const int speed = course::testing::observe("speed", asked("FAKE_SLOW") ? 41 : answer());

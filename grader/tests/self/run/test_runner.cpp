@@ -234,6 +234,55 @@ TEST(Runner, ATimedTestsWaitForItsTurnDoesNotCountAgainstTheJudgesLimit) {
     EXPECT_EQ(speed.status, test_status::passed) << all_messages(speed);
 }
 
+// When a fake left its mark (fake_graded_tests.cpp: the steady clock's count).
+std::chrono::steady_clock::time_point mark_time(const std::filesystem::path& mark) {
+    std::chrono::steady_clock::rep ticks = 0;
+    std::ifstream(mark) >> ticks;
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(ticks));
+}
+
+// In a batch a speed test has the GPU alone in the process that takes its
+// time. One the judge times (a replay of the student's recorded calls: a
+// GRADED_PERF_TEST) is recorded beside another run's work, and the judge's
+// test waits until that run has left; one the student's program times (a
+// GRADED_PERF_TEST_SYSTEM) waits in the student's program instead.
+TEST(Runner, InABatchTheProcessThatTimesASpeedTestHasTheGpuAlone) {
+    for (const bool by_program : {false, true}) {
+        SCOPED_TRACE(by_program ? "timed by the student's program" : "timed by the judge");
+        const auto marks = scratch_dir() / (by_program ? "alone-marks-program" : "alone-marks-judge");
+        std::filesystem::remove_all(marks);
+        std::filesystem::create_directories(marks);
+        setenv("FAKE_MARKS", marks.c_str(), 1);
+        if (by_program) setenv("FAKE_SPEED_TIMED_BY_PROGRAM", "1", 1);
+        grader::gpu_gate gate;
+        grader::run_options options = fake_options();
+        options.only = {"FakeHost.Passes", "FakeHost.Speed"};
+        options.gate = &gate;
+        const auto other_run = gate.enter_shared();  // in before the speed test
+        std::chrono::steady_clock::time_point other_run_left;
+        std::thread other_run_ends([&] {
+            std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+            other_run_left = std::chrono::steady_clock::now();
+            gate.leave_shared(other_run);
+        });
+        const auto tests = grader::judge_graded_tests(options).tests;
+        other_run_ends.join();
+        unsetenv("FAKE_MARKS");
+        unsetenv("FAKE_SPEED_TIMED_BY_PROGRAM");
+        const auto& speed = find(tests, "FakeHost.Speed");
+        EXPECT_EQ(speed.status, test_status::passed) << all_messages(speed);
+        const auto recorded = mark_time(marks / "Speed.program");
+        const auto judged = mark_time(marks / "Speed.judge");
+        if (by_program) {
+            EXPECT_GE(recorded, other_run_left) << "the student's program timed beside another run";
+        } else {
+            EXPECT_LT(recorded, other_run_left) << "the recording waited for the GPU alone";
+            EXPECT_GE(judged, other_run_left) << "the judge timed beside another run";
+        }
+        EXPECT_GT(judged, recorded) << "the judge's test of a speed test runs after the student's";
+    }
+}
+
 // Grades `options` with a judge that takes a second to exit and then writes
 // a file (the fake's FAKE_JUDGE_EXIT): whether that file was there when the
 // run returned (its exit was waited for), and whether it came within 3 s

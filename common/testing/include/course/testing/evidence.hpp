@@ -153,6 +153,13 @@ inline constexpr const char* phase2_file = "phase2";
 bool wait_for_gpu_alone();
 inline constexpr const char* gpu_alone_go = "go";
 inline constexpr const char* gpu_alone_stop = "stop";
+// Before the judge's test of a speed test it times itself (a replay of the
+// student's calls, graded.hpp's timed_by_judge), once it has the claim: in
+// the judge, waits until the grader says the GPU is the judge's alone (the
+// file <evidence file name>.judge_alone in the claims folder holds "go").
+// Elsewhere: true at once.
+bool wait_for_judge_alone();
+inline constexpr const char* judge_alone_suffix = ".judge_alone";
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.

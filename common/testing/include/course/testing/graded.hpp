@@ -11,11 +11,15 @@
 //                    the suffix "Host", which is how CTest labels it `host`.
 // GRADED_PERF_TEST   performance points: judged against this GPU's own
 //                    measured limits, and only graded once every correctness
-//                    test passes.
+//                    test passes. The judge times it, replaying what the
+//                    student's calls launched: the judge's test, not the
+//                    student's program's, has the GPU to itself.
 // GRADED_PERF_TEST_SYSTEM  a performance test of what surrounds the kernels
 //                    (a cache, an allocator, streams overlapping work): a
 //                    failure is not explained by a profile of the kernels
 //                    (profile_evidence.hpp), which a GRADED_PERF_TEST's is.
+//                    Its time is taken in the student's program, which has
+//                    the GPU to itself meanwhile.
 // GRADED_TEST_ALONE  a correctness test that times GPU work: like every
 //                    performance test, the grader runs it with the GPU to
 //                    itself (the judge, grader/TRUST.md, waits meanwhile).
@@ -38,6 +42,9 @@ struct graded_test_info {
     bool needs_gpu;
     bool alone = false;     // needs the GPU to itself: it measures time
     bool kernel_speed = false;  // it measures the student's kernels' speed: a profile explains a failure
+    // The judge takes its time (replaying the student's calls), so the judge's
+    // test, not the student's program's, is the one that needs the GPU alone.
+    bool timed_by_judge = false;
     std::string id() const { return suite + "." + name; }
 };
 
@@ -68,10 +75,13 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, kernel_speed, fixture) \
-    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(       \
-        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed}); \
+#define COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, fixture) \
+    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(                    \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed,               \
+         timed_by_judge});                                                                                         \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
+#define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, kernel_speed, fixture) \
+    COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, false, fixture)
 #define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture) \
     COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, false, fixture)
 
@@ -80,7 +90,7 @@ protected:
 #define GRADED_TEST_ALONE(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
-    COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, true, ::course::testing::gpu_test)
+    COURSE_GRADED_TEST_J_(suite, name, points, title, performance, true, true, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST_SYSTEM(suite, name, points, title) \
     COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, false, ::course::testing::gpu_test)
 #define GRADED_HOST_TEST(suite, name, points, title)                                 \
