@@ -38,9 +38,11 @@ def problems_of(want, outcome, report):
                   for i in e.get("must_pass", []) if tests.get(i, {}).get("status") != "passed"]
         found += [f"{i} {tests.get(i, {}).get('status')}, must be {s}"
                   for i, s in e.get("status", {}).items() if tests.get(i, {}).get("status") != s]
-        for i, text in e.get("message_contains", {}).items():
-            if text not in "\n".join(tests.get(i, {}).get("messages", [])):
-                found.append(f"{i}: message lacks {text!r}")
+        for i, said in e.get("message_contains", {}).items():
+            texts = [said] if isinstance(said, str) else said  # one text, or a list of which one must be said
+            messages = "\n".join(tests.get(i, {}).get("messages", []))
+            if not any(text in messages for text in texts):
+                found.append(f"{i}: message lacks {' or '.join(repr(text) for text in texts)}")
         if "score" in e and report["score"] != e["score"]:
             found.append(f"score {report['score']}, must be {e['score']}")
         if "max_score" in e and report["max_score"] != e["max_score"]:

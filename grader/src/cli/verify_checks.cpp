@@ -1,6 +1,7 @@
 #include "cli/verify_checks.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -40,7 +41,20 @@ expectation parse_expectation(const std::string& json_text) {
     e.must_fail = j.value("must_fail", std::vector<std::string>{});
     e.must_pass = j.value("must_pass", std::vector<std::string>{});
     e.status = j.value("status", std::map<std::string, std::string>{});
-    e.message_contains = j.value("message_contains", std::map<std::string, std::string>{});
+    const nlohmann::json diagnoses = j.value("message_contains", nlohmann::json::object());
+    for (const auto& [id, said] : diagnoses.items()) {
+        // A text, or a list of texts of which the report must give one.
+        const auto is_text = [](const nlohmann::json& s) { return s.is_string(); };
+        std::vector<std::string> texts;
+        if (said.is_string())
+            texts.push_back(said.get<std::string>());
+        else if (said.is_array() && !said.empty() && std::all_of(said.begin(), said.end(), is_text))
+            texts = said.get<std::vector<std::string>>();
+        else
+            throw std::invalid_argument("\"message_contains\": {\"" + id +
+                                        "\": ...} must be a text, or a list of texts of which the report gives one");
+        e.message_contains[id] = std::move(texts);
+    }
     if (j.contains("score")) e.score = j.at("score").get<int>();
     if (j.contains("max_score")) e.max_score = j.at("max_score").get<int>();
     e.note_contains = j.value("note_contains", "");
@@ -115,11 +129,14 @@ std::vector<std::string> check_expectation(const lesson_report& r, const expecta
             problems.push_back(fmt::format("{} is {}, but only the tests that catch the mistake may suffer", id, status_of(id)));
     for (const auto& [id, status] : e.status)
         if (status_of(id) != status) problems.push_back(fmt::format("{} is {}, expected {}", id, status_of(id), status));
-    for (const auto& [id, text] : e.message_contains) {
+    for (const auto& [id, texts] : e.message_contains) {
         const graded_test* t = find(r, id);
         const std::string messages = t ? all_messages(*t) : "";
-        if (messages.find(text) == std::string::npos)
-            problems.push_back(fmt::format("the report on {} does not say \"{}\"; it says: {}", id, text, short_text(messages)));
+        const bool says_one = std::any_of(texts.begin(), texts.end(),
+                                          [&](const std::string& text) { return messages.find(text) != std::string::npos; });
+        if (!says_one)
+            problems.push_back(fmt::format("the report on {} does not say \"{}\"; it says: {}", id,
+                                           fmt::join(texts, "\" or \""), short_text(messages)));
     }
     if (e.score && r.score() != *e.score) problems.push_back(fmt::format("scored {}, expected {}", r.score(), *e.score));
     if (e.max_score && r.max_score() != *e.max_score)

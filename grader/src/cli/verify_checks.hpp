@@ -17,7 +17,11 @@ struct expectation {
     std::vector<std::string> must_fail;                    // tests that must catch it
     std::vector<std::string> must_pass;                    // tests it must not disturb
     std::map<std::string, std::string> status;             // exact status, e.g. "timed_out"
-    std::map<std::string, std::string> message_contains;   // the diagnosis the report must give
+    // The diagnosis the report must give: one text, or one of a few where
+    // the same mistake can be caught two right ways and timing decides which
+    // comes first (a kernel launched later by a thread of the student's: the
+    // output is read before it ran, or it ran before the output was read).
+    std::map<std::string, std::vector<std::string>> message_contains;
     std::optional<int> score, max_score;                   // the whole report's, where they matter
     std::string note_contains;                             // what the report's notes must say
     // The oldest GPU on which the mistake can show ("needs": {"compute_capability":

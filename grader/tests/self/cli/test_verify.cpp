@@ -1,6 +1,10 @@
 // The rules `grader verify` holds each variant to, on synthetic reports.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
 #include "cli/verify_checks.hpp"
 
 namespace {
@@ -70,6 +74,38 @@ TEST(Verify, MutantCaughtWhereExpectedWithItsDiagnosis) {
     EXPECT_NE(problems[3].find("does not say \"last, partial block\""), std::string::npos);
 }
 
+// A cheat caught two right ways, timing deciding which (its deferred
+// kernel ran after the output was read, or before): either diagnosis does,
+// and a report with neither names both.
+TEST(Verify, ADiagnosisCanBeOneOfAFew) {
+    const auto e = grader::parse_expectation(R"({
+        "mistake": "work deferred past the call", "must_fail": ["A.speed"],
+        "message_contains": {"A.speed": ["the output was wrong", "a kernel ran outside the timed calls"]}})");
+    for (const std::string said : {"in 3 of 20 timed calls of f the output was wrong",
+                                   "a kernel ran outside the timed calls of f: k was launched while ..."})
+        EXPECT_TRUE(grader::check_expectation(report({test("A.speed", test_status::failed, true, {said})}), e).empty())
+            << said;
+    const auto neither =
+        grader::check_expectation(report({test("A.speed", test_status::failed, true, {"too slow"})}), e);
+    ASSERT_EQ(neither.size(), 1u);
+    EXPECT_NE(neither[0].find("does not say \"the output was wrong\" or \"a kernel ran outside the timed calls\"; "
+                              "it says: too slow"),
+              std::string::npos)
+        << neither[0];
+    // Anything else is refused, naming the test and what is allowed.
+    for (const char* bad : {R"({"message_contains": {"A.speed": 3}})", R"({"message_contains": {"A.speed": []}})",
+                            R"({"message_contains": {"A.speed": ["a", 1]}})"}) {
+        try {
+            grader::parse_expectation(bad);
+            ADD_FAILURE() << bad << " was accepted";
+        } catch (const std::invalid_argument& error) {
+            EXPECT_NE(std::string(error.what()).find("\"A.speed\": ...} must be a text, or a list of texts"),
+                      std::string::npos)
+                << error.what();
+        }
+    }
+}
+
 TEST(Verify, ATextbookFormNeedsFullMarksAndItsSpeedTests) {
     const auto form = grader::parse_textbook_form(R"({
         "technique": "16 x 16 tiles in shared memory, one element of C per thread",
@@ -103,4 +139,27 @@ TEST(Verify, AMistakeAnOlderGpuCannotShowIsPassedOverSayingWhy) {
     // Without "needs", every GPU can show it.
     EXPECT_FALSE(grader::unmet_need(grader::parse_expectation(R"({"mistake": "m"})"), 7, 5).has_value());
     EXPECT_THROW(grader::parse_expectation(R"({"needs": {"compute_capability": "Ampere"}})"), std::invalid_argument);
+}
+
+// Every known-wrong version's and cheat's expect.json reads as one, here
+// with no GPU: a slip in one would otherwise show only in a GPU check.
+TEST(Verify, EveryExpectationInTheCourseReads) {
+    const std::filesystem::path grader_dir = std::filesystem::path(GRADER_FIXTURES).parent_path().parent_path();
+    int read = 0;
+    for (const char* kind : {"mutants", "cheats"}) {
+        for (const auto& entry : std::filesystem::recursive_directory_iterator(grader_dir / kind)) {
+            if (entry.path().filename() != "expect.json") continue;
+            std::ifstream in(entry.path());
+            std::stringstream text;
+            text << in.rdbuf();
+            try {
+                const auto e = grader::parse_expectation(text.str());
+                EXPECT_FALSE(e.mistake.empty()) << entry.path() << " does not say what the mistake is";
+            } catch (const std::exception& error) {
+                ADD_FAILURE() << entry.path() << ": " << error.what();
+            }
+            ++read;
+        }
+    }
+    EXPECT_GT(read, 50) << "the known-wrong versions and cheats were not found under " << grader_dir;
 }
