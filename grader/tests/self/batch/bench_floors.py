@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import (cpu_busy_and_total, explaining_seconds, mean_between,  # noqa: E402
+from bench_batch import (cpu_busy_and_total, explaining_seconds, longest_timed_wait, mean_between,  # noqa: E402
                          reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of)
 
 summary = {"timeline": [
@@ -42,4 +42,19 @@ cpu = [(0.5, 100.0), (1.0, 50.0), (2.0, 20.0), (3.0, 40.0)]
 check(mean_between(cpu, 0.0, 2.0) == 75.0 and mean_between(cpu, 2.0, float("inf")) == 30.0,
       "the CPU's busy share until and after a moment")
 check(mean_between(cpu, 5.0, 6.0) is None, "no samples: no mean")
+# What held timed tests up: the longest wait, and the share that overlapped it most.
+check(longest_timed_wait(summary) is None, "no timed test waited: nothing to name")
+waits = {"timeline": [
+    {"student": "quick", "spans": [["waiting_alone", 1.0, 2.0], ["alone", 2.0, 2.5]]},
+    {"student": "slow", "spans": [["shared", 0.0, 3.0], ["waiting_alone", 3.0, 9.0], ["alone", 9.0, 9.5]]},
+    # Overlaps slow's wait 4 s (3-7), the rerun below 5 s (4-9): the rerun is named.
+    {"student": "hang", "spans": [["shared", 0.5, 7.0]]},
+    {"student": "explained", "spans": [["explain_shared", 4.0, 12.0]]},
+]}
+held = longest_timed_wait(waits)
+check(held == {"wait": {"student": "slow", "start": 3.0, "end": 9.0, "seconds": 6.0},
+               "held_by": {"student": "explained", "what": "rerun", "start": 4.0, "end": 12.0}},
+      f"the longest wait and what overlapped it most: {held}")
+# slow's own share does not count, and quick shared nothing.
+check(longest_timed_wait({"timeline": waits["timeline"][:2]})["held_by"] is None, "a wait beside nobody names nobody")
 sys.exit(check.finish("bench_batch floors"))
