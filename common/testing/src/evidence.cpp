@@ -143,7 +143,7 @@ std::string wait_for_word(const std::filesystem::path& file, long long wait_ms) 
 void take_claim(evidence_state& s) {
     if (!s.claim_pending) return;
     s.claim_pending = false;
-    const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".claim");
+    const std::filesystem::path claim = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + claim_suffix);
     s.judged = wait_for_word(claim, s.wait_ms) == "passed";
     if (!s.judged) s.a_claim_was_no_pass = true;
     if (s.judged) s.unreadable = read_records(s.dir + "/" + evidence_file_name(s.test), s.recorded);
@@ -154,8 +154,8 @@ void take_claim(evidence_state& s) {
 bool wait_for_gpu_alone() {
     evidence_state& s = state();
     if (s.mode != evidence_mode::record || s.claims_dir.empty()) return true;
-    return wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + ".alone"), s.wait_ms) !=
-           gpu_alone_stop;
+    return wait_for_word(std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + gpu_alone_suffix),
+                         s.wait_ms) != gpu_alone_stop;
 }
 
 bool wait_for_judge_alone() {

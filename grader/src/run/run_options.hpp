@@ -98,7 +98,7 @@ inline std::filesystem::path implementation_symbols_file(const run_options& o) {
 inline std::filesystem::path device_code_dir(const run_options& o) { return claims_dir(o) / "device_code"; }
 // The word that lets a timed test start, once the GPU is the run's alone.
 inline std::filesystem::path gpu_alone_word(const run_options& o, const std::string& test_file_name) {
-    return claims_dir(o) / (test_file_name + ".alone");
+    return claims_dir(o) / (test_file_name + course::testing::gpu_alone_suffix);
 }
 // The grader's word to the judge that the GPU is its alone for a speed test
 // the judge times (course/testing/evidence.hpp, wait_for_judge_alone).

@@ -153,6 +153,7 @@ inline constexpr const char* phase2_file = "phase2";
 bool wait_for_gpu_alone();
 inline constexpr const char* gpu_alone_go = "go";
 inline constexpr const char* gpu_alone_stop = "stop";
+inline constexpr const char* gpu_alone_suffix = ".alone";
 // Before the judge's test of a speed test it times itself (a replay of the
 // student's calls, graded.hpp's timed_by_judge), once it has the claim: in
 // the judge, waits until the grader says the GPU is the judge's alone (the
@@ -186,8 +187,9 @@ inline constexpr const char* evidence_wait_variable = "COURSE_EVIDENCE_WAIT_MS";
 inline constexpr const char* input_map_variable = "COURSE_INPUT_MAP";
 
 // The file that holds a test's evidence, inside the evidence folder (the
-// grader's claims take the same name plus ".claim"). Inline: the grader
+// grader's claims take the same name plus claim_suffix). Inline: the grader
 // shares it without linking the test harness.
+inline constexpr const char* claim_suffix = ".claim";
 inline std::string evidence_file_name(const std::string& test_id) {
     std::string name = test_id;
     for (char& c : name) {
