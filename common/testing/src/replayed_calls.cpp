@@ -135,6 +135,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         }
     }
     if (findings.wrong > 0) {
+        next_failure_explained_beyond_the_tools();  // what the calls computed, not how fast
         ADD_FAILURE() << fmt::format(
             "replaying what your calls launched did not compute {}: in {} of {} replays the output was wrong.\n{}.\n"
             "The judge launches your kernels again in its own process, exactly as your call launched them, on new "

@@ -123,6 +123,8 @@ void report_outputs(const timed_calls& work, const output_findings& f) {
         what += ": it was what the output held before the call (the previous call's answer, or the input left as it was)";
     else if (f.stale > 0)
         what += fmt::format("; in {} of them it was what the output held before the call", f.stale);
+    // What the calls computed, not how fast: a profile has nothing to add.
+    next_failure_explained_beyond_the_tools();
     ADD_FAILURE() << what << ".\n"
                   << f.first << ".\nEvery call gets new inputs, and must compute its answer from them: an answer "
                                 "kept from an earlier call, or work left for later, is not a speed.";
@@ -163,6 +165,7 @@ std::optional<gpu_record> checked_record(const timed_calls& work, const std::str
     }
     for (const auto& a : record->outside) {
         if (a.what != gpu_activity::kind::kernel || is_harness_kernel(a)) continue;
+        next_failure_explained_beyond_the_tools();  // when the work ran, not how fast
         ADD_FAILURE() << fmt::format(
             "a kernel ran outside the timed calls of {}: {} was launched while the test was checking or "
             "preparing, not while it called the code under test. Work done before or after a call is not timed, "

@@ -19,9 +19,11 @@ using clock = std::chrono::steady_clock;
 
 bool ran(const graded_test& t) { return t.status == test_status::passed || t.status == test_status::failed; }
 
-// A failure whose work no kernel of the student's did (the judge read it from
-// the GPU's record, or the test from what was linked: explained.hpp): a
-// profile of the student's kernels adds nothing (unless every test is asked for).
+// A failure that is not the speed of the student's kernels (work no kernel
+// of theirs did, what the timed calls computed or when: the judge read it
+// from the GPU's record and the outputs, or the test from what was linked;
+// explained.hpp): a profile of their speed adds nothing (unless every test
+// is asked for).
 bool explained_without_a_profile(const graded_test& t, bool every_test) {
     return t.status == test_status::failed && t.explained_beyond_the_tools && !every_test;
 }
@@ -52,8 +54,8 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
         if (t.performance && t.gpu && kernel_speed.count(t.id) && explained_without_a_profile(t, options.every_test))
             explained.push_back(t.id);
     if (!explained.empty())
-        notes.push_back(fmt::format("Nsight Compute did not profile {}: the failure is work that no kernel of yours did, "
-                                    "and a profile measures only your kernels",
+        notes.push_back(fmt::format("Nsight Compute did not profile {}: the failure is not how fast your kernels ran "
+                                    "(the test's message says what it is), which is all a profile measures",
                                     fmt::join(explained, ", ")));
     const std::vector<std::string> ids = tests_to_profile(tests, kernel_speed, options.every_test);
     if (ids.empty()) return notes;

@@ -7,11 +7,13 @@
 // and initialisation, so a rerun under them can add nothing to such a
 // failure; and a stream test under a tool costs seconds a rerun.
 //
-// Of a speed test, it is a failure whose work no kernel of the student's
-// did: the GPU's record shows no kernel ran, the call launched a kernel the
-// student's library does not hold, or the library linked a GEMM (lesson07).
-// Nsight Compute's profile measures the student's kernels, so it has
-// nothing to add there either.
+// Of a speed test, it is a failure that is not the speed of the student's
+// kernels: work no kernel of theirs did (the GPU's record shows no kernel
+// ran, the call launched a kernel the student's library does not hold, the
+// library linked a GEMM: lesson07), or what the timed calls computed or when
+// (their output was wrong, a replay of them computed something else, a
+// kernel of theirs ran outside them). Nsight Compute's profile measures how
+// fast the student's kernels ran, so it has nothing to add there either.
 //
 // The test says so just before it adds the failure. Where it said so of
 // every failure of the test, the test's end event says so too
