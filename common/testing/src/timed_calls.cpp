@@ -314,6 +314,20 @@ std::optional<double> time_calls(const timed_calls& work) {
     }
     if (!record) return std::nullopt;
     if (!work.arrays.empty()) return replay_calls(work, *record, student_arrays, stream);
+    // The record's own times were taken in the student's program, which in
+    // a batch records a speed test the judge times beside other runs' work
+    // (only the judge's test has the GPU alone then): such a test's time must
+    // come from the replay.
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    if (const graded_test_info* graded = test ? find_graded(std::string(test->test_suite_name()) + "." + test->name())
+                                              : nullptr;
+        graded && graded->timed_by_judge) {
+        ADD_FAILURE() << "the course's test of " << work.name << " gives the judge no arrays to replay the calls on "
+                      << "(timed_calls::arrays), so it could only take the time the student's program recorded. "
+                         "List the call's arrays, or declare the test GRADED_PERF_TEST_SYSTEM, whose time the "
+                         "student's program takes with the GPU alone.";
+        return std::nullopt;
+    }
     std::vector<double> ms;
     for (const auto& r : record->repetitions) ms.push_back(static_cast<double>(r.span()) / 1e6);
     return summarize(ms).median;

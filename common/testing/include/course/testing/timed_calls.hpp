@@ -74,7 +74,9 @@ struct timed_calls {
     double tolerance = 1e-5;
     // Every array the call is handed, the output among them, in the same
     // order in every program: the judge replays the call on its own copies
-    // of them. Empty: the call is not replayed, and its time is the record's.
+    // of them. Empty: the call is not replayed, and its time is the record's,
+    // taken in the student's program: only a GRADED_PERF_TEST_SYSTEM test has
+    // the GPU alone there (a GRADED_PERF_TEST without them fails, saying so).
     std::vector<device_span<const float>> arrays;
     // Kernels the course hands the call, which the student's library does
     // not hold (lesson03's SAXPY, compiled from the lesson's source while
