@@ -20,8 +20,9 @@ sanitizer's reruns, idle), a floor that adds the sharers' kernel time (which a
 timed test cannot overlap and stay fair, from nvidia-smi's samples), the
 same floor with every compute-sanitizer rerun counted whole (the driver
 cannot pause such a process, so no timed test runs beside one), the longest
-wait to time a test and the share that overlapped it most (a hang shows
-there), and every student whose score differs between the two.
+wait to time a test and to profile one, with the share that overlapped each
+most (a hang shows there, or a program that ran on under a tool), and every
+student whose score differs between the two.
 """
 import argparse
 import json
@@ -166,24 +167,34 @@ def explaining_seconds(summary):
             "reruns": total["explain_shared"]}
 
 
-def longest_timed_wait(summary):
-    """The longest a timed test waited for the GPU alone, and the share that
-    overlapped that wait the most (another run's correctness tests, a hang
-    among them, or a compute-sanitizer rerun): what held the batch's timed
-    tests up. None where no timed test waited."""
+def longest_wait(summary, kind):
+    """The longest span of `kind` (a run waiting for the GPU alone), and the
+    other run's share that overlapped it the most: its graded run (correctness
+    tests, a hang among them) or an explanation's (a compute-sanitizer rerun,
+    or a profiled program still ending). None where no run waited."""
     waits = [(b - a, t["student"], a, b) for t in summary.get("timeline", [])
-             for kind, a, b in t["spans"] if kind == "waiting_alone"]
+             for k, a, b in t["spans"] if k == kind]
     if not waits:
         return None
     waited, student, a, b = max(waits)
-    shares = [(min(b, d) - max(a, c), t["student"], kind, c, d) for t in summary.get("timeline", [])
-              if t["student"] != student for kind, c, d in t["spans"] if kind in ("shared", "explain_shared")]
-    overlap, holder, kind, c, d = max(shares, default=(0.0, None, None, 0.0, 0.0))
+    shares = [(min(b, d) - max(a, c), t["student"], k, c, d) for t in summary.get("timeline", [])
+              if t["student"] != student for k, c, d in t["spans"] if k in ("shared", "explain_shared")]
+    overlap, holder, k, c, d = max(shares, default=(0.0, None, None, 0.0, 0.0))
     wait = {"student": student, "start": a, "end": b, "seconds": waited}
     if holder is None or overlap <= 0:
         return {"wait": wait, "held_by": None}
-    return {"wait": wait, "held_by": {"student": holder, "what": "rerun" if kind == "explain_shared" else "graded run",
+    return {"wait": wait, "held_by": {"student": holder, "what": "explanation" if k == "explain_shared" else "graded run",
                                       "start": c, "end": d}}
+
+
+def longest_timed_wait(summary):
+    """What held the batch's timed tests up the most (longest_wait)."""
+    return longest_wait(summary, "waiting_alone")
+
+
+def longest_profile_wait(summary):
+    """What held the explanations' profiles (Nsight Compute, the GPU alone) up the most."""
+    return longest_wait(summary, "explain_waiting_alone")
 
 
 def run(argv, **kw):
@@ -359,13 +370,14 @@ def main():
         lines.append(f"  CPU (/proc/stat, {os.cpu_count()} cores): busy {percent(cpu_busy['mean'])} of the time on "
                      f"average, {percent(cpu_busy['until_scores_final'])} until the scores were final, "
                      f"{percent(cpu_busy['after_scores_final'])} after")
-    held_up = longest_timed_wait(summary)
-    result["batch"]["longest_timed_wait"] = held_up
-    if held_up:
-        w, h = held_up["wait"], held_up["held_by"]
-        lines.append(f"  longest wait to time a test: {w['student']}, {w['seconds']:.1f} s ({w['start']:.1f} to "
-                     f"{w['end']:.1f} s)" + (f"; the share beside it the longest: {h['student']}'s {h['what']}, "
-                                             f"{h['start']:.1f} to {h['end']:.1f} s" if h else ""))
+    for key, what, held_up in (("longest_timed_wait", "time a test", longest_timed_wait(summary)),
+                               ("longest_profile_wait", "profile a test", longest_profile_wait(summary))):
+        result["batch"][key] = held_up
+        if held_up:
+            w, h = held_up["wait"], held_up["held_by"]
+            lines.append(f"  longest wait to {what}: {w['student']}, {w['seconds']:.1f} s ({w['start']:.1f} to "
+                         f"{w['end']:.1f} s)" + (f"; the share beside it the longest: {h['student']}'s {h['what']}, "
+                                                 f"{h['start']:.1f} to {h['end']:.1f} s" if h else ""))
     explaining = explaining_seconds(summary)
     result["batch"]["explaining"] = explaining
     lines.append(f"  explaining, summed over submissions: profiles held the GPU alone {explaining['profiles_alone']:.1f} s "

@@ -5,8 +5,9 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import (cpu_busy_and_total, explaining_seconds, longest_timed_wait, mean_between,  # noqa: E402
-                         reruns_whole_and_kernel_seconds, sharers_kernel_seconds, spans_of)
+from bench_batch import (cpu_busy_and_total, explaining_seconds, longest_profile_wait,  # noqa: E402
+                         longest_timed_wait, mean_between, reruns_whole_and_kernel_seconds, sharers_kernel_seconds,
+                         spans_of)
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -53,8 +54,22 @@ waits = {"timeline": [
 ]}
 held = longest_timed_wait(waits)
 check(held == {"wait": {"student": "slow", "start": 3.0, "end": 9.0, "seconds": 6.0},
-               "held_by": {"student": "explained", "what": "rerun", "start": 4.0, "end": 12.0}},
+               "held_by": {"student": "explained", "what": "explanation", "start": 4.0, "end": 12.0}},
       f"the longest wait and what overlapped it most: {held}")
 # slow's own share does not count, and quick shared nothing.
 check(longest_timed_wait({"timeline": waits["timeline"][:2]})["held_by"] is None, "a wait beside nobody names nobody")
+# Profiles wait for the GPU alone too: behind another explanation here (a
+# program that ran on under Nsight Compute, 81-141 s), not behind a timed wait.
+profiles = {"timeline": [
+    {"student": "first", "spans": [["explain_waiting_alone", 77.0, 77.1], ["explain_alone", 77.1, 81.1],
+                                   ["explain_shared", 81.1, 141.1]]},
+    {"student": "next", "spans": [["explain_waiting_alone", 77.1, 143.0], ["explain_alone", 143.0, 145.0]]},
+    {"student": "timed", "spans": [["waiting_alone", 1.0, 2.0], ["shared", 140.0, 150.0]]},
+]}
+held = longest_profile_wait(profiles)
+check(held == {"wait": {"student": "next", "start": 77.1, "end": 143.0, "seconds": 143.0 - 77.1},
+               "held_by": {"student": "first", "what": "explanation", "start": 81.1, "end": 141.1}},
+      f"the longest wait to profile and what overlapped it most: {held}")
+check(longest_timed_wait(profiles)["wait"]["student"] == "timed", "a profile's wait is not a timed test's")
+check(longest_profile_wait(waits) is None, "no profile waited: nothing to name")
 sys.exit(check.finish("bench_batch floors"))
