@@ -45,11 +45,12 @@ std::uint64_t seed() {
     return derive_seed(run_seed(), id.c_str());
 }
 
-namespace {
 const graded_test_info* current_graded() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     return info ? find_graded(std::string(info->test_suite_name()) + "." + info->name()) : nullptr;
 }
+
+namespace {
 
 // A correctness test's judge works while the student's program runs the same
 // test; one that measures anything (a speed test, a test that needs the GPU

@@ -318,10 +318,7 @@ std::optional<double> time_calls(const timed_calls& work) {
     // a batch records a speed test the judge times beside other runs' work
     // (only the judge's test has the GPU alone then): such a test's time must
     // come from the replay.
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    if (const graded_test_info* graded = test ? find_graded(std::string(test->test_suite_name()) + "." + test->name())
-                                              : nullptr;
-        graded && graded->timed_by_judge) {
+    if (const graded_test_info* graded = current_graded(); graded && graded->timed_by_judge) {
         ADD_FAILURE() << "the course's test of " << work.name << " gives the judge no arrays to replay the calls on "
                       << "(timed_calls::arrays), so it could only take the time the student's program recorded. "
                          "List the call's arrays, or declare the test GRADED_PERF_TEST_SYSTEM, whose time the "

@@ -55,7 +55,7 @@ void concurrent_judge::claim(const std::string& id, test_status status) {
         if (!claimed_.insert(id).second) return;
         if (status == test_status::passed) passes_.push_back(id);
     }
-    write_word(claims_dir(options_) / (course::testing::evidence_file_name(id) + course::testing::claim_suffix), to_string(status));
+    write_word(claim_word(options_, course::testing::evidence_file_name(id)), to_string(status));
 }
 
 void concurrent_judge::wait_idle(const std::string& timed) {

@@ -96,6 +96,10 @@ inline std::filesystem::path implementation_symbols_file(const run_options& o) {
 // The device code of the student's library (evidence/device_code.hpp), for
 // the judge's replay of timed calls (course::testing::student_device_code_variable).
 inline std::filesystem::path device_code_dir(const run_options& o) { return claims_dir(o) / "device_code"; }
+// The student's program's claim of a test's result, which the judge waits for.
+inline std::filesystem::path claim_word(const run_options& o, const std::string& test_file_name) {
+    return claims_dir(o) / (test_file_name + course::testing::claim_suffix);
+}
 // The word that lets a timed test start, once the GPU is the run's alone.
 inline std::filesystem::path gpu_alone_word(const run_options& o, const std::string& test_file_name) {
     return claims_dir(o) / (test_file_name + course::testing::gpu_alone_suffix);

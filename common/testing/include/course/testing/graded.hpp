@@ -52,6 +52,8 @@ struct graded_test_info {
 bool register_graded(graded_test_info info);
 const std::vector<graded_test_info>& graded_tests();
 const graded_test_info* find_graded(const std::string& id);
+// The graded test running now; null outside one.
+const graded_test_info* current_graded();
 
 // The run-wide seed (--seed=N, or COURSE_SEED, or drawn at start and printed).
 std::uint64_t run_seed();
