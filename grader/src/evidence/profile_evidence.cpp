@@ -70,7 +70,7 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
     fs::create_directories(report_dir, ec);
     std::optional<kernel_sources> sources;
     const auto give_up = clock::now() + options.budget;
-    std::vector<std::string> unprofiled;
+    std::vector<std::string> unprofiled, cut_short;
     for (const auto& id : ids) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(give_up - clock::now());
         if (left < std::chrono::seconds(5)) {
@@ -79,7 +79,12 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
         }
         const fs::path csv = report_dir / (course::testing::evidence_file_name(id) + ".metrics.csv");
         fs::remove(csv, ec);  // a profile from another run says nothing of this one
-        run_under(id, profile_command(*ncu, csv), std::min(left, options.per_run_limit));
+        if (!run_under(id, profile_command(*ncu, csv), std::min(left, options.per_run_limit))) {
+            // Stopped at its limit: ncu writes its table when it ends, so what
+            // the log holds says nothing of the kernels (not even that none ran).
+            cut_short.push_back(id);
+            continue;
+        }
         const std::string text = file_text(csv);
         std::vector<kernel_measure> kernels = parse_kernel_metrics(text);
         const std::vector<std::string> errors = ncu_errors(text);
@@ -106,6 +111,10 @@ std::vector<std::string> add_profile_evidence(std::vector<graded_test>& tests, c
         if (t.status == test_status::failed && kernel_speed.count(id))
             t.messages.insert(t.messages.begin(), profile_message(kernels, explain_slow_kernels(kernels)));
     }
+    if (!cut_short.empty())
+        notes.push_back(fmt::format("Nsight Compute did not finish profiling {} within its time limit, so there is "
+                                    "no profile to explain it with",
+                                    fmt::join(cut_short, ", ")));
     if (!unprofiled.empty())
         notes.push_back(fmt::format("Nsight Compute did not profile {}: the {} s allowed for profiles were spent",
                                     fmt::join(unprofiled, ", "),

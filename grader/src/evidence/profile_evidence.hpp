@@ -32,8 +32,9 @@ inline constexpr std::chrono::seconds failure_profile_budget{60};
 inline constexpr std::chrono::seconds profile_all_budget{600};
 
 // Runs test `id` of the student's program alone under `tool_command` (which
-// ends where the program's own arguments begin), stopped after `limit`.
-using run_under_profiler_fn = std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
+// ends where the program's own arguments begin), stopped after `limit`;
+// returns whether the profiler ended by itself (else its report is cut short).
+using run_under_profiler_fn = std::function<bool(const std::string& id, const std::vector<std::string>& tool_command,
                                                  std::chrono::milliseconds limit)>;
 
 // The kernels compiled into the student's library and into the test

@@ -197,13 +197,14 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
             }
             rerun = true;
             // One rerun of `which` under the tool; none where it wrote no report.
+            bool cut_short = false;  // the last rerun was stopped at its limit
             auto rerun_of = [&](const std::string& which) -> std::optional<sanitizer_report> {
                 const fs::path report_file = report_file_of(report_dir, which, tool);
                 fs::remove(report_file, ec);  // a report from another run says nothing of this one
                 fs::remove(input_map_file(report_dir, which), ec);
                 const std::vector<std::string> only = kernels_for(tool);
-                run_under(which, sanitizer_command(*sanitizer, tool, report_file, only), report_file,
-                          std::min(time_left(), options.per_rerun_limit));
+                cut_short = !run_under(which, sanitizer_command(*sanitizer, tool, report_file, only), report_file,
+                                       std::min(time_left(), options.per_rerun_limit));
                 auto read_report = [&]() -> std::optional<sanitizer_report> {
                     if (!fs::exists(report_file, ec)) return std::nullopt;
                     return parse_sanitizer_report(tool, file_text(report_file));
@@ -215,8 +216,8 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 // exception"), where it finds nothing without them.
                 if (!only.empty() && (!read || !read->internal_errors.empty())) {
                     filter_refused = true;
-                    run_under(which, sanitizer_command(*sanitizer, tool, report_file), report_file,
-                              std::min(time_left(), options.per_rerun_limit));
+                    cut_short = !run_under(which, sanitizer_command(*sanitizer, tool, report_file), report_file,
+                                           std::min(time_left(), options.per_rerun_limit));
                     read = read_report();
                 } else if (!only.empty()) {
                     filtered.insert(tool);
@@ -271,6 +272,13 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 break;
             }
             if (!report.internal_errors.empty()) continue;  // noted; it checked nothing, so it found nothing either
+            if (cut_short) {
+                // Stopped before the end of the test: finding nothing so far shows nothing.
+                notes.push_back(fmt::format("compute-sanitizer ({}) did not finish {} within its time limit, so that "
+                                            "rerun shows nothing",
+                                            to_string(tool), id));
+                continue;
+            }
             // Errors counted but none read: an error of a kind this grader does not know.
             if (report.error_count > 0) {
                 notes.push_back(fmt::format("compute-sanitizer ({}) counted {} error(s) in {} that the grader could "

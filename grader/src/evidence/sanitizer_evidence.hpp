@@ -76,9 +76,11 @@ inline constexpr int sanitizer_limit_factor = 4;
 
 // Runs test `id` of the student's program alone under `tool_command` (which
 // ends where the program's own arguments begin, and writes the tool's report
-// to `report_file`), stopped after `limit`.
+// to `report_file`), stopped after `limit`; returns whether the tool ended by
+// itself (else its report is cut short: what it found is real, but not
+// finding anything shows nothing).
 using run_under_sanitizer_fn =
-    std::function<void(const std::string& id, const std::vector<std::string>& tool_command,
+    std::function<bool(const std::string& id, const std::vector<std::string>& tool_command,
                        const std::filesystem::path& report_file, std::chrono::milliseconds limit)>;
 
 // Where a rerun of test `id` asks its guard-paged inputs to say where they

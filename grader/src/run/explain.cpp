@@ -59,7 +59,8 @@ public:
     // end keeps other runs off the GPU.
     // Where `stop` is given, the rerun ends as soon as it is set
     // (test_processes::stop_when).
-    void run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
+    // Returns whether the tool ended by itself: its report is whole only then.
+    bool run(const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit,
              test_processes::env_list env = {}, gpu_turn* alone_while_testing = nullptr,
              const std::atomic<bool>* stop = nullptr) {
         const auto go = gpu_alone_word(rerun_, course::testing::evidence_file_name(id));
@@ -75,9 +76,10 @@ public:
         under_tool.run_under(tool, reports());
         under_tool.stop_when(stop);
         under_tool.lower_cpu_priority(niceness_);
+        under_tool.stop_leftovers_after(leftovers_grace);
         if (!alone_while_testing) {
             under_tool.run({id});
-            return;
+            return under_tool.ended_by_itself();
         }
         gpu_turn& turn = *alone_while_testing;
         under_tool.on_start([&](const std::string& started) {
@@ -88,9 +90,19 @@ public:
         // Another profile may follow: new sharers wait meanwhile, for up to the patience.
         under_tool.run({id}, [&](const std::string&, const outcome&) { turn.shared_again(true); });
         turn.shared_again(true);  // where the test never started or ended
+        return under_tool.ended_by_itself();
     }
 
 private:
+    // How long the program may take to end once its test has: its CUDA
+    // context's teardown took up to 1.1 s on an H200 with 16 processes
+    // starting at once. What still runs the program then is a helper it left
+    // behind (or the program stuck in its exit), which the tool would wait
+    // for to the limit. What the tool found is its own: ncu measured the
+    // test's kernel as it ran, compute-sanitizer reported each error as it
+    // came, and each writes its report once the program is gone.
+    static constexpr std::chrono::seconds leftovers_grace{5};
+
     const run_options& options_;
     run_options rerun_;
     std::string log_prefix_;
@@ -159,18 +171,20 @@ std::vector<std::string> add_sanitizer_findings(const run_options& options, std:
             };
             const auto asked = std::chrono::steady_clock::now();
             auto started = asked;
+            bool ended_by_itself = false;
             for (;;) {
                 std::atomic<bool> stop{false};
                 const bool whole = turn.rerun_yielding(
                     [&] {
                         started = std::chrono::steady_clock::now();
-                        reruns.run(id, tool, limit, env, nullptr, &stop);
+                        ended_by_itself = reruns.run(id, tool, limit, env, nullptr, &stop);
                     },
                     [&stop] { stop = true; });
                 if (whole) break;
                 forget_attempt();
             }
             not_running += started - asked;  // the wait and the stopped attempts
+            return ended_by_itself;
         });
 }
 
@@ -191,7 +205,7 @@ std::vector<std::string> add_profile_findings(const run_options& options, const 
     return add_profile_evidence(
         tests, kernel_speed, plan, reruns.reports(), list_sources,
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds limit) {
-            reruns.run(id, tool, limit, {}, &turn);
+            return reruns.run(id, tool, limit, {}, &turn);
         });
 }
 

@@ -3,6 +3,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <signal.h>
+
 #include <algorithm>
 #include <memory>
 #include <thread>
@@ -11,6 +13,7 @@
 #include "course/testing/harness.hpp"
 #include "run/gpu_helpers.hpp"
 #include "run/time_limit.hpp"
+#include "system/process_tree.hpp"
 
 namespace grader {
 
@@ -200,6 +203,8 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
     };
     auto deadline = clock::now() + limit_;
     auto held_back_counted = held_back();
+    // stop_leftovers_after's moment, once every test has ended; never before.
+    auto leftovers_at = clock::time_point::max();
     const auto limit_from_now = [&] {
         deadline = clock::now() + limit_;
         held_back_counted = held_back();
@@ -270,6 +275,10 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                     exiting = true;
                     return false;
                 }
+                if (leftover_grace_ && !tool_.empty() && remaining.empty()) {
+                    leftovers_at = clock::now() + *leftover_grace_;
+                    deadline = std::min(deadline, leftovers_at);
+                }
             } else if (kind == "done" && current.empty() && phase < phases.size()) {
                 // GoogleTest finished a phase: what it did not start, it never will here.
                 for (const auto& never : phases[phase++])
@@ -281,6 +290,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             continue;
         }
         if (ended) {
+            ended_by_itself_ = true;
             const exit_status status = sandboxed() ? as_seen_inside(child.wait()) : child.wait();
             // Which test an attempt came in is not said: the attempt and the
             // test's start event reach the grader by different ways, in
@@ -301,6 +311,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             return true;
         }
         if (stop_asked()) {
+            ended_by_itself_ = false;
             child.kill();
             child.wait();
             note_refused(refusals);
@@ -310,11 +321,19 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             return false;
         }
         if (clock::now() < deadline) continue;  // woken only to look for a stop
+        if (clock::now() >= leftovers_at) {
+            // Every test has ended, and the tool still waits for the program.
+            leftovers_at = clock::time_point::max();
+            for (const int pid : processes_running(child.pid(), program_)) ::kill(pid, SIGKILL);
+            limit_from_now();
+            continue;
+        }
         if (const auto now_held_back = held_back(); now_held_back > held_back_counted) {
             deadline += now_held_back - held_back_counted;
             held_back_counted = now_held_back;
             continue;
         }
+        ended_by_itself_ = false;
         // The deadline passed. How busy the GPU was is read before the kill,
         // which would end any kernel of the program's.
         const gpu_reading seen = current.empty() ? gpu_reading{}

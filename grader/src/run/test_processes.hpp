@@ -11,6 +11,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -81,6 +82,20 @@ public:
     // for a timed test (gpu_gate::enter_yielding).
     void stop_when(const std::atomic<bool>* flag) { stop_ = flag; }
     static constexpr std::chrono::milliseconds stop_poll{50};
+
+    // Under a tool (run_under), which ends only once every process it
+    // follows has ended: once every test asked for has ended, whatever still
+    // runs the program `grace` later (a helper it forked that waits for
+    // work, or the program stuck in its exit) is killed, so that the tool
+    // ends and writes its report; the tool itself is left to end, up to the
+    // limit as before. On an H200, lesson01's cheat helper_process left such
+    // a helper under Nsight Compute, which waited for it to its limit (60 s),
+    // and every profile of the class after it waited for the GPU meanwhile.
+    void stop_leftovers_after(std::chrono::milliseconds grace) { leftover_grace_ = grace; }
+
+    // Whether the last process ended by itself rather than killed at its
+    // limit or stopped: a tool's report is whole only then.
+    bool ended_by_itself() const { return ended_by_itself_; }
 
     // Hears of each test as it starts (before its time limit starts to run).
     void on_start(on_start_fn fn) { on_start_ = std::move(fn); }
@@ -186,6 +201,8 @@ private:
     std::set<std::string> watched_;
     const std::atomic<bool>* stop_ = nullptr;
     bool let_the_last_exit_go_ = false;
+    std::optional<std::chrono::milliseconds> leftover_grace_;
+    std::atomic<bool> ended_by_itself_ = false;
     int niceness_ = 0;
     bool stop_asked() const { return stop_ && stop_->load(); }
 };

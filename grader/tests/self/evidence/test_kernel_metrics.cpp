@@ -251,6 +251,7 @@ TEST(ProfileEvidence, AFailedSpeedTestOfTheKernelsLeadsWithWhatTheProfileShows) 
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds) {
             profiled.push_back(id);
             std::ofstream(arg_after(tool, "--log-file")) << fixture("vecadd_index_transposed");
+            return true;
         });
     EXPECT_TRUE(notes.empty());
     EXPECT_EQ(profiled, std::vector<std::string>{"VecAdd.Bandwidth"}) << "only failed tests of the kernels' speed";
@@ -274,6 +275,7 @@ TEST(ProfileEvidence, AFailureThatIsNotTheKernelsSpeedIsNotProfiled) {
     auto run_under = [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds) {
         profiled.push_back(id);
         std::ofstream(arg_after(tool, "--log-file")) << fixture("vecadd_index_transposed");
+        return true;
     };
     const auto notes = grader::add_profile_evidence(tests, {"VecAdd.Bandwidth", "VecAdd.Faster"}, {},
                                                     fake.dir.path() / "reports",
@@ -303,6 +305,7 @@ TEST(ProfileEvidence, ProfileEveryTestGivesEachSpeedTestItsTable) {
         [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds) {
             profiled.push_back(id);
             std::ofstream(arg_after(tool, "--log-file")) << fixture("vecadd_solution");
+            return true;
         });
     EXPECT_EQ(profiled, (std::vector<std::string>{"VecAdd.Bandwidth", "CachePerf.HitSkipsNvrtc", "VecAdd.Faster"}));
     for (int i : {1, 2, 3}) EXPECT_EQ(tests[i].kernels.size(), 1u) << tests[i].id;
@@ -325,12 +328,42 @@ TEST(ProfileEvidence, CountersThatMayNotBeReadAreSaidOnceWithTheFix) {
                 << "==PROF== Connected to process 7 (/b/lesson01_exercise_tests)\n"
                    "==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU Performance "
                    "Counters on the target device 0.\n";
+            return true;
         });
     EXPECT_EQ(runs, 1) << "no second try where the first could not read the counters";
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_TRUE(contains(notes[0], "ERR_NVGPUCTRPERM")) << notes[0];
     EXPECT_TRUE(contains(notes[0], "an administrator can let every user read the GPU's performance counters"));
     EXPECT_EQ(tests[1].messages.size(), 1u) << "no profile, nothing claimed";
+}
+
+// A profile stopped at its limit (on an H200, ncu waited for a helper
+// process a cheat left running) has no table: ncu writes it as it ends. It
+// explains nothing, not even that no kernel ran, and the next test is
+// profiled as usual.
+TEST(ProfileEvidence, AProfileCutShortSaysNothingOfTheKernels) {
+    fake_ncu fake;
+    auto tests = speed_tests();
+    tests[3].status = grader::test_status::failed;
+    std::vector<std::string> profiled;
+    const auto notes = grader::add_profile_evidence(
+        tests, {"VecAdd.Bandwidth", "VecAdd.Faster"}, {}, fake.dir.path() / "reports",
+        [] { return grader::kernel_sources{}; },
+        [&](const std::string& id, const std::vector<std::string>& tool, std::chrono::milliseconds) {
+            profiled.push_back(id);
+            if (id == "VecAdd.Bandwidth") {
+                std::ofstream(arg_after(tool, "--log-file")) << "==PROF== Connected to process 7 (/b/lesson01_exercise_tests)\n";
+                return false;
+            }
+            std::ofstream(arg_after(tool, "--log-file")) << fixture("vecadd_index_transposed");
+            return true;
+        });
+    EXPECT_EQ(profiled, (std::vector<std::string>{"VecAdd.Bandwidth", "VecAdd.Faster"}));
+    EXPECT_EQ(tests[1].messages.size(), 1u) << tests[1].messages.front();
+    EXPECT_EQ(notes, std::vector<std::string>{"Nsight Compute did not finish profiling VecAdd.Bandwidth within its "
+                                              "time limit, so there is no profile to explain it with"});
+    ASSERT_EQ(tests[3].messages.size(), 1u);
+    EXPECT_EQ(tests[3].messages[0].rfind("Nsight Compute: lesson01::vecadd_kernel:", 0), 0u) << tests[3].messages[0];
 }
 
 TEST(ProfileEvidence, WithoutNcuTheRunSaysHowToGetIt) {
@@ -341,7 +374,10 @@ TEST(ProfileEvidence, WithoutNcuTheRunSaysHowToGetIt) {
     auto tests = speed_tests();
     const auto notes = grader::add_profile_evidence(
         tests, {"VecAdd.Bandwidth"}, {}, "/tmp/unused", [] { return grader::kernel_sources{}; },
-        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) { FAIL(); });
+        [&](const std::string&, const std::vector<std::string>&, std::chrono::milliseconds) {
+            ADD_FAILURE() << "ran without ncu";
+            return false;
+        });
     setenv("PATH", saved_path.c_str(), 1);
     unsetenv("COURSE_NCU");
     ASSERT_EQ(notes.size(), 1u);

@@ -279,6 +279,7 @@ TEST(SanitizerEvidence, TheFindingLeadsAFailedTestsMessages) {
             EXPECT_EQ(id, "VecAdd.PartialLastBlock");
             tools_run.push_back(arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+            return true;
         });
     EXPECT_EQ(tools_run, std::vector<std::string>{"memcheck"});  // it found something: no other tool runs
     ASSERT_EQ(tests[1].messages.size(), 2u);
@@ -312,6 +313,7 @@ TEST(SanitizerEvidence, AnAddressInAnInputsGuardIsNamedAsAnElement) {
 ========= 
 ========= ERROR SUMMARY: 129 errors
 )";
+            return true;
         });
     ASSERT_EQ(tests[1].messages.size(), 2u);
     EXPECT_EQ(tests[1].messages[0],
@@ -330,10 +332,50 @@ TEST(SanitizerEvidence, WhenNoToolFindsAnythingNothingIsAdded) {
         [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             tools_run.push_back(arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            return true;
         });
     EXPECT_EQ(tools_run, (std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"}));
     EXPECT_EQ(tests[1].messages.size(), 1u);
     EXPECT_TRUE(notes.empty());
+}
+
+// A rerun stopped at its limit (run_under says the tool did not end by
+// itself): an error it printed before is still real and leads the message;
+// finding nothing before the stop shows nothing, and is said so.
+TEST(SanitizerEvidence, ARerunCutShortShowsOnlyWhatItFound) {
+    fake_sanitizer fake;
+    for (const bool printed_an_error : {false, true}) {
+        SCOPED_TRACE(printed_an_error ? "an error printed before the stop" : "nothing printed before the stop");
+        auto tests = lesson_tests();
+        std::vector<std::string> tools_run;
+        const auto notes = grader::add_sanitizer_evidence(
+            tests, {}, fake.dir.path() / "reports",
+            [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&,
+                std::chrono::milliseconds) {
+                const std::string tool = arg_after(command, "--tool");
+                tools_run.push_back(tool);
+                std::ofstream report(arg_after(command, "--log-file"));
+                if (tool != "memcheck") {
+                    report << "========= ERROR SUMMARY: 0 errors\n";
+                    return true;
+                }
+                report << "========= COMPUTE-SANITIZER\n";
+                if (printed_an_error) report << memcheck_out_of_bounds;
+                return false;
+            });
+        if (printed_an_error) {
+            EXPECT_EQ(tools_run, std::vector<std::string>{"memcheck"});
+            ASSERT_EQ(tests[1].messages.size(), 2u);
+            EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck): ", 0), 0u) << tests[1].messages[0];
+            EXPECT_TRUE(notes.empty());
+        } else {
+            EXPECT_EQ(tools_run, (std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"}));
+            EXPECT_EQ(tests[1].messages.size(), 1u);
+            EXPECT_EQ(notes, std::vector<std::string>{"compute-sanitizer (memcheck) did not finish "
+                                                      "VecAdd.PartialLastBlock within its time limit, so that rerun "
+                                                      "shows nothing"});
+        }
+    }
 }
 
 TEST(SanitizerEvidence, APassStaysAPassAndTheBugIsNoted) {
@@ -345,6 +387,7 @@ TEST(SanitizerEvidence, APassStaysAPassAndTheBugIsNoted) {
         tests, options, fake.dir.path() / "reports",
         [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+            return true;
         });
     EXPECT_EQ(tests[0].status, grader::test_status::passed);
     ASSERT_EQ(tests[0].messages.size(), 1u);
@@ -364,6 +407,7 @@ TEST(SanitizerEvidence, AToolThatCannotWorkHereIsSaidOnceAndClaimsNothing) {
         [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             ++runs;
             std::ofstream(arg_after(command, "--log-file")) << "========= Error: Device not supported\n";
+            return true;
         });
     EXPECT_EQ(runs, 1);
     ASSERT_EQ(notes.size(), 1u);
@@ -378,7 +422,10 @@ TEST(SanitizerEvidence, WhatTheBudgetLeavesUncheckedIsNamed) {
     options.budget = std::chrono::seconds(3);  // less than one rerun is given
     const auto notes = grader::add_sanitizer_evidence(
         tests, options, fake.dir.path() / "reports",
-        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) { FAIL(); });
+        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) {
+            ADD_FAILURE() << "ran a rerun";
+            return false;
+        });
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_EQ(notes[0], "compute-sanitizer did not check VecAdd.PartialLastBlock (or not with every tool): the 3 s allowed "
                         "for its reruns were spent");
@@ -392,7 +439,10 @@ TEST(SanitizerEvidence, WithoutTheToolTheRunSaysHowToGetIt) {
     auto tests = lesson_tests();
     const auto notes = grader::add_sanitizer_evidence(
         tests, {}, "/tmp/unused",
-        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) { FAIL(); });
+        [&](const std::string&, const std::vector<std::string>&, const std::filesystem::path&, std::chrono::milliseconds) {
+            ADD_FAILURE() << "ran a rerun";
+            return false;
+        });
     setenv("PATH", saved_path.c_str(), 1);
     unsetenv("COURSE_COMPUTE_SANITIZER");
     ASSERT_EQ(notes.size(), 1u);
@@ -419,6 +469,7 @@ TEST(SanitizerEvidence, AToolThatFoundNothingInTwoFailuresIsNotRunOnTheRest) {
         [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0", "VecAdd.Fails1"}));
     ASSERT_EQ(notes.size(), 1u);
@@ -441,6 +492,7 @@ TEST(SanitizerEvidence, TheQuickestFailuresAreRerunFirst) {
         [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             if (rerun.empty() || rerun.back() != id) rerun.push_back(id);
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails1", "VecAdd.Fails2"}));
 }
@@ -459,6 +511,7 @@ TEST(SanitizerEvidence, OnceAToolFoundAnErrorTheRestOfTheSuiteIsToldWhereItWasSe
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file"))
                 << (id == "VecAdd.Fails0" ? "========= ERROR SUMMARY: 0 errors\n" : memcheck_out_of_bounds);
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 racecheck",
                                                "VecAdd.Fails0 synccheck", "VecAdd.Fails0 initcheck",
@@ -502,6 +555,7 @@ TEST(SanitizerEvidence, RacecheckLooksAtAQuickerPassingTestOfTheSameSuiteFirst) 
             rerun.push_back(id + " " + tool);
             std::ofstream(arg_after(command, "--log-file"))
                 << (tool == "racecheck" ? racecheck_hazard : "========= ERROR SUMMARY: 0 errors\n");
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.OddShape racecheck"}));
     ASSERT_EQ(tests[3].messages.size(), 2u);
@@ -540,6 +594,7 @@ TEST(SanitizerEvidence, WhereTheQuickerTestShowsNoHazardTheFailingTestIsRerun) {
             std::ofstream(arg_after(command, "--log-file"))
                 << (tool == "racecheck" && id == "Tiled.Large" ? racecheck_hazard
                                                                : "========= ERROR SUMMARY: 0 errors\n");
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"Tiled.Medium memcheck", "Tiled.Tiny racecheck",
                                                "Tiled.Medium racecheck", "Tiled.Tiny synccheck",
@@ -569,6 +624,7 @@ TEST(SanitizerEvidence, HazardToolsCheckTheProgramsOwnKernelsAlone) {
             const bool only = std::find(command.begin(), command.end(), "kne=_Z6vecaddPKfS0_Pfi") != command.end();
             filtered.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            return true;
         });
     EXPECT_EQ(filtered, (std::vector<std::string>{"memcheck every kernel", "racecheck own kernels",
                                                   "synccheck own kernels", "initcheck every kernel"}));
@@ -599,6 +655,7 @@ filtered_runs explain_with_a_filter_that_writes(const char* filtered_report) {
             seen.runs.push_back(arg_after(command, "--tool") + (only ? " own kernels" : " every kernel"));
             const char* report = only ? filtered_report : "========= ERROR SUMMARY: 0 errors\n";
             if (report) std::ofstream(arg_after(command, "--log-file")) << report;
+            return true;
         });
     return seen;
 }
@@ -663,6 +720,7 @@ TEST(SanitizerEvidence, AToolsFailureInsideItselfIsSaidAndFindsNothing) {
             runs.push_back(tool);
             std::ofstream(arg_after(command, "--log-file"))
                 << (tool == "racecheck" ? racecheck_internal_error : "========= ERROR SUMMARY: 0 errors\n");
+            return true;
         });
     EXPECT_EQ(runs, (std::vector<std::string>{"memcheck", "racecheck", "synccheck", "initcheck"}));
     const bool said = std::any_of(notes.begin(), notes.end(), [](const std::string& n) {
@@ -689,6 +747,7 @@ TEST(SanitizerEvidence, AFailureExplainedBeyondTheToolsIsNotRerun) {
                          std::chrono::milliseconds) {
         rerun.push_back(id + " " + arg_after(command, "--tool"));
         std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+        return true;
     };
     grader::sanitizer_options options;
     const auto notes = grader::add_sanitizer_evidence(tests, options, fake.dir.path() / "reports", run_under);
@@ -715,6 +774,7 @@ TEST(SanitizerEvidence, SanitizingEveryTestSparesNothing) {
         [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails1 memcheck"}));
     EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck)", 0), 0u);
@@ -741,6 +801,7 @@ std::vector<std::string> tools_run_with(std::optional<grader::kernel_instruction
         [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             rerun.push_back(id + " " + arg_after(command, "--tool"));
             std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+            return true;
         });
     EXPECT_EQ(reads, every_test ? 0 : 1) << "the program is read once, and not for --sanitize";
     if (notes) *notes = said;
@@ -779,6 +840,7 @@ TEST(SanitizerEvidence, AToolWithNothingToLookAtInTheProgramIsNotRun) {
             tests, options, fake.dir.path() / "reports",
             [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
                 std::ofstream(arg_after(command, "--log-file")) << "========= ERROR SUMMARY: 0 errors\n";
+                return true;
             });
         ASSERT_EQ(said.size(), 1u);
         EXPECT_NE(said[0].find("compute-sanitizer: memcheck and initcheck found nothing in VecAdd.Fails0 and "
@@ -826,6 +888,7 @@ TEST(SanitizerEvidence, AnAnswerThatComesLateSparesOnlyTheRerunsAfterItAndIsGive
                 answered.wait();
                 std::this_thread::sleep_for(std::chrono::milliseconds(100));  // it has returned by the next tool
             }
+            return true;
         });
     EXPECT_EQ(rerun, (std::vector<std::string>{"VecAdd.Fails0 memcheck", "VecAdd.Fails0 racecheck",
                                                "VecAdd.Fails0 initcheck", "VecAdd.Fails1 memcheck",
@@ -849,6 +912,7 @@ TEST(SanitizerEvidence, AnAnswerThatComesLateSparesOnlyTheRerunsAfterItAndIsGive
         more, options, fake.dir.path() / "reports",
         [&](const std::string&, const std::vector<std::string>& command, const std::filesystem::path&, std::chrono::milliseconds) {
             std::ofstream(arg_after(command, "--log-file")) << memcheck_out_of_bounds;
+            return true;
         });
     EXPECT_TRUE(told_to_stop);
 }

@@ -97,6 +97,19 @@ const bool forked_before_main = [] {
     if (child > 0) waitpid(child, nullptr, 0);
     return child > 0;
 }();
+// FAKE_LINGER: a helper forked before main() that outlives the program: it
+// keeps every descriptor it was given and waits (60 s) for work that never
+// comes, as lesson01's cheat helper_process does where its fork is allowed
+// (under a tool).
+const bool lingering_helper = [] {
+    if (!asked("FAKE_LINGER")) return false;
+    const pid_t child = fork();
+    if (child == 0) {
+        sleep(60);
+        std::_Exit(0);
+    }
+    return child > 0;
+}();
 void start_helpers_during_a_test() {
     const char* folder = fork_marks();
     if (!folder) return;

@@ -370,6 +370,48 @@ TEST(Runner, AStoppedRunKillsItsProcessAtOnceAndStartsNoOther) {
     EXPECT_NE(results.at("FakeHost.Last").status, test_status::passed) << "a process started after the stop";
 }
 
+// A tool that ends only once every process of the program has ended, as
+// Nsight Compute and compute-sanitizer do, and then writes its report.
+std::vector<std::string> fake_tool(const std::filesystem::path& report, const std::string& after = "") {
+    return {"/bin/sh", "-c", "\"$@\" | cat; " + after + "echo whole > '" + report.string() + "'", "fake-tool"};
+}
+
+// Under a tool, a helper the program left running is stopped once every
+// test has ended and the grace is out: the tool then ends by itself and
+// writes its report, instead of waiting with it to the limit.
+TEST(Runner, UnderAToolAHelperTheProgramLeftRunningIsStoppedAfterTheGrace) {
+    env_var linger("FAKE_LINGER");
+    grader::run_options options = fake_options(20000);
+    const auto report = scratch_dir() / "tool-report";
+    std::filesystem::remove(report);
+    grader::test_processes processes(options, options.tests_program, "record", "tool", options.per_test_limit);
+    processes.run_under(fake_tool(report), scratch_dir());
+    processes.stop_leftovers_after(std::chrono::milliseconds(300));
+    const auto started = std::chrono::steady_clock::now();
+    const auto results = processes.run({"FakeHost.Passes"});
+    const auto took = std::chrono::steady_clock::now() - started;
+    ASSERT_TRUE(results.count("FakeHost.Passes"));
+    EXPECT_EQ(results.at("FakeHost.Passes").status, test_status::passed);
+    EXPECT_LT(took, std::chrono::seconds(5)) << "the tool waited for the helper to the limit";
+    EXPECT_TRUE(processes.ended_by_itself());
+    EXPECT_EQ(grader::file_text(report), "whole\n") << "the tool ended by itself and wrote its report";
+}
+
+// A tool that does not end by itself is killed at the limit, as before, and
+// says so: its report is not whole.
+TEST(Runner, AToolKilledAtItsLimitDidNotEndByItself) {
+    grader::run_options options = fake_options(1000);
+    const auto report = scratch_dir() / "tool-report-stuck";
+    std::filesystem::remove(report);
+    grader::test_processes processes(options, options.tests_program, "record", "tool", options.per_test_limit);
+    processes.run_under(fake_tool(report, "sleep 30; "), scratch_dir());
+    processes.stop_leftovers_after(std::chrono::milliseconds(100));
+    const auto results = processes.run({"FakeHost.Passes"});
+    EXPECT_EQ(results.at("FakeHost.Passes").status, test_status::passed);
+    EXPECT_FALSE(processes.ended_by_itself());
+    EXPECT_FALSE(std::filesystem::exists(report));
+}
+
 // After a process that ended early, what is left runs in parallel lines:
 // here the hang's line runs to its limit while the other lines' tests are
 // done, where one process after another would have reached them only after

@@ -13,6 +13,7 @@
 #include "course/temp_dir.hpp"
 #include "run/runner.hpp"
 #include "run/sandbox.hpp"
+#include "run/test_processes.hpp"
 #include "system/process.hpp"
 
 namespace {
@@ -211,6 +212,35 @@ TEST_F(sandbox_test, AProcessLeftBehindDiesWithTheRun) {
     // allow it a moment, longer on a loaded machine.
     for (int i = 0; i < 250 && still_running(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(20));
     EXPECT_FALSE(still_running()) << "sleep " << mark << " outlived the sandbox";
+}
+
+// Under a tool in the sandbox (a tool ends only once every process it
+// follows has), a helper the program left running is found across the PID
+// namespace and stopped once the test has ended and the grace is out: the
+// tool ends by itself and writes its report, long before the limit.
+TEST_F(sandbox_test, UnderAToolAHelperLeftRunningInsideIsStopped) {
+    setenv("FAKE_LINGER", "1", 1);
+    grader::run_options options = graded_run_of({"FakeHost.Passes"});
+    options.per_test_limit = std::chrono::milliseconds(20000);
+    const fs::path reports = dir.path() / "reports";
+    fs::create_directories(reports);
+    fs::create_directories(grader::evidence_dir(options));  // as an explanation's reruns have them
+    fs::create_directories(grader::claims_dir(options));
+    grader::test_processes processes(options, options.tests_program, "record", "tool", options.per_test_limit);
+    processes.run_under({"/bin/sh", "-c", "\"$@\" | cat; echo whole > '" + (reports / "report").string() + "'",
+                         "fake-tool"},
+                        reports);
+    processes.stop_leftovers_after(std::chrono::milliseconds(300));
+    const auto started = std::chrono::steady_clock::now();
+    const auto results = processes.run({"FakeHost.Passes"});
+    const auto took = std::chrono::steady_clock::now() - started;
+    unsetenv("FAKE_LINGER");
+    ASSERT_TRUE(results.count("FakeHost.Passes"));
+    EXPECT_EQ(results.at("FakeHost.Passes").status, grader::test_status::passed)
+        << results.at("FakeHost.Passes").messages.front();
+    EXPECT_LT(took, std::chrono::seconds(5)) << "the tool waited for the helper to the limit";
+    EXPECT_TRUE(processes.ended_by_itself());
+    EXPECT_EQ(grader::file_text(reports / "report"), "whole\n");
 }
 
 // A graded run's program may start threads, not processes
