@@ -161,8 +161,8 @@ int course_gpu_record_start(const char* path, const char* nonce) {
 
 void course_gpu_record_mark(const char* what, int repetition) {
     const std::string mark = what ? what : "";
-    // The end mark comes once the device is idle, so nothing of the call is
-    // still to be followed; the begin mark comes before the call's first API call.
+    // The end mark comes as the call returns: a launch after it is none of
+    // the call's; the begin mark comes before the call's first API call.
     if (mark == "end") course_recorder::set_current_call(-1);
     std::uint64_t now = 0;
     cuptiGetTimestamp(&now);

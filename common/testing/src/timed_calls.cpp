@@ -167,9 +167,9 @@ std::optional<gpu_record> checked_record(const timed_calls& work, const std::str
         if (a.what != gpu_activity::kind::kernel || is_harness_kernel(a)) continue;
         next_failure_explained_beyond_the_tools();  // when the work ran, not how fast
         ADD_FAILURE() << fmt::format(
-            "a kernel ran outside the timed calls of {}: {} was launched while the test was checking or "
-            "preparing, not while it called the code under test. Work done before or after a call is not timed, "
-            "so it is not allowed.",
+            "a kernel ran outside the timed calls of {}: {} was launched when no call of the code under test "
+            "was running (after a call had returned, or while the test prepared one). Work done before or after "
+            "a call is not timed, so it is not allowed: a call launches all of its work before it returns.",
             work.name, readable_kernel_name(a.name));
         return std::nullopt;
     }
@@ -201,9 +201,14 @@ void make_calls(const timed_calls& work, cudaStream_t stream, const recorder* r)
         CUDA_CHECK(cudaDeviceSynchronize());
         if (r) r->mark("begin", k);
         work.call(stream);
+        // The call is over when it returns: a launch made after that (by a
+        // thread it left behind) is work left for later, whether or not the
+        // GPU is still busy with the call's own work then. Marked before the
+        // wait, so that how long the wait takes (the GPU shared in a batch)
+        // cannot decide whether such a launch counts as part of the call.
+        if (r) r->mark("end", k);
         // The whole device: work on a stream of the call's own counts too.
         CUDA_CHECK(cudaDeviceSynchronize());
-        if (r) r->mark("end", k);
         const auto positions = observe("positions", positions_nobody_knows(work.output.size()));
         observe("values before the call", read_at(before.view(), positions));
         observe("values", read_at(work.output, positions));

@@ -18,7 +18,7 @@
 //   {"op":"memset","rep":0,"to":[<value>,<base>,<size>],"byte":0,"bytes":4096}   in order
 //   {"op":"copy","rep":0,"to":[...],"from":[...],"bytes":64,"direction":"HtoD","data":"<hex>"}
 //   {"op":"unreplayable","rep":0,"why":"a launch of ... set launch attributes"}
-//   {"mark":"end","rep":0,"t":1600}                         harness: call 0 has finished
+//   {"mark":"end","rep":0,"t":1600}                         harness: call 0 has returned
 //   {"dropped":0}
 //   {"complete":true}
 //
@@ -26,7 +26,8 @@
 // and the GPU's work. Work belongs to the repetition during which the API
 // call that caused it was made (CUPTI's correlation id ties the two), so a
 // kernel on a stream of the student's own counts, and so does work still
-// running when the call returned: it is timed when it ran.
+// running when the call returned: it is timed when it ran. A launch made
+// after the call returned (by a thread the call left) belongs to no call.
 //
 // The file is written inside the student's process, so its parser treats it
 // as untrusted input: bounded sizes, and anything malformed is no record.
@@ -109,7 +110,7 @@ struct recorded_op {
 
 struct gpu_repetition {
     int index = 0;
-    std::uint64_t begin = 0, end = 0;   // the harness's marks around the call (host time)
+    std::uint64_t begin = 0, end = 0;   // the harness's marks: the call made, the call returned (host time)
     std::vector<gpu_activity> work;     // what the call caused, by start time
     std::vector<gpu_api_call> calls;    // the API calls made during it, by start time
     std::vector<recorded_op> ops;       // what it asked the GPU to do, in order (where calls were followed)
