@@ -252,6 +252,14 @@ void add_detail(sanitizer_finding& f, const std::string& text) {
     }
 }
 
+// The line compute-sanitizer ends with when the program it ran did not end
+// normally (a signal, an abort): it starts with "Error" as the tool's own
+// failures do, but says nothing of the tool's working here. (On an H200,
+// lesson01's mutant host_crash ended its rerun so.)
+bool says_how_the_program_ended(const std::string& text) {
+    return text.rfind("Error: process didn't terminate successfully", 0) == 0;
+}
+
 }  // namespace
 
 sanitizer_report parse_sanitizer_report(sanitizer_tool tool, const std::string& text) {
@@ -287,6 +295,8 @@ sanitizer_report parse_sanitizer_report(sanitizer_tool tool, const std::string& 
             open = std::move(finding);
         } else if (line->text.rfind("Internal Sanitizer Error", 0) == 0) {
             report.internal_errors.push_back(line->text);
+        } else if (says_how_the_program_ended(line->text)) {
+            report.program_ended.push_back(line->text);
         } else if (line->text.rfind("Error", 0) == 0 || line->text.rfind("ERROR", 0) == 0) {
             report.tool_errors.push_back(line->text);
         }

@@ -60,6 +60,10 @@ struct sanitizer_report {
     int error_count = 0;
     // Lines in which the tool says it could not do its work ("Error: Device not supported").
     std::vector<std::string> tool_errors;
+    // Lines in which the tool says the program did not end normally under it
+    // ("Error: process didn't terminate successfully": a crash, say): the
+    // program's doing, not the tool's, and nothing about the GPU's work before.
+    std::vector<std::string> program_ended;
     // Lines in which the tool says it failed in this run ("Internal Sanitizer
     // Error: The Sanitizer failed to handle a hardware exception."): counted
     // as an error, but none of the program's.

@@ -1,6 +1,7 @@
 #include "evidence/sanitizer_evidence.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <future>
@@ -181,6 +182,8 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
         std::optional<sanitizer_report> found;
         std::string found_in = id;  // the test whose rerun found it
         bool budget_spent = false, rerun = false;
+        std::vector<std::string> ended_under;  // the tools under which the program did not end normally
+        std::string how_it_ended;              // the first such tool's words
         for (const sanitizer_tool tool : sanitizer_tools_in_order) {
             if (reading.valid() && (tool == sanitizer_tool::racecheck || tool == sanitizer_tool::synccheck))
                 look_at_the_kernels();
@@ -295,9 +298,22 @@ std::vector<std::string> add_sanitizer_evidence(std::vector<graded_test>& tests,
                 tool_failed = true;
                 break;
             }
+            if (!report.program_ended.empty()) {
+                // The program did not end normally under the tool (a crash,
+                // as in the graded run, say). The tool found nothing before
+                // the end and saw nothing of what never ran after it, so this
+                // is not counted as finding nothing; said once for the test below.
+                if (ended_under.empty()) how_it_ended = report.program_ended.front();
+                ended_under.push_back(to_string(tool));
+                continue;
+            }
             plan.found_nothing(tool, id);
         }
         if (tool_failed) break;
+        if (!ended_under.empty() && !found)
+            notes.push_back(fmt::format("compute-sanitizer ({}) found no error in {} before the program ended under "
+                                        "it (\"{}\")",
+                                        fmt::join(ended_under, ", "), id, how_it_ended));
         if (budget_spent) unchecked.push_back(id);
         else if (rerun) ++checked;
         if (found) {

@@ -201,6 +201,20 @@ TEST(SanitizerReport, AToolThatCannotWorkSaysSoAndFindsNothing) {
     EXPECT_EQ(report.tool_errors[0], "Error: Device not supported");
 }
 
+TEST(SanitizerReport, AProgramThatEndedAbnormallyIsNotATool) {
+    // What compute-sanitizer ends with when the program it ran crashed (a
+    // segmentation fault in host code): the tool worked.
+    const auto report = grader::parse_sanitizer_report(sanitizer_tool::memcheck,
+                                                       "========= COMPUTE-SANITIZER\n"
+                                                       "========= Error: process didn't terminate successfully\n"
+                                                       "========= Target application returned an error\n"
+                                                       "========= ERROR SUMMARY: 0 errors\n");
+    EXPECT_TRUE(report.findings.empty());
+    EXPECT_TRUE(report.tool_errors.empty());
+    ASSERT_EQ(report.program_ended.size(), 1u);
+    EXPECT_EQ(report.program_ended[0], "Error: process didn't terminate successfully");
+}
+
 TEST(SanitizerReport, TheProgramsOwnOutputAndACleanRunFindNothing) {
     const auto report = grader::parse_sanitizer_report(
         sanitizer_tool::memcheck, "[ RUN      ] VecAdd.Large\nInvalid read of size 4 bytes\n"
@@ -413,6 +427,37 @@ TEST(SanitizerEvidence, AToolThatCannotWorkHereIsSaidOnceAndClaimsNothing) {
     ASSERT_EQ(notes.size(), 1u);
     EXPECT_NE(notes[0].find("could not check the tests here (Error: Device not supported)"), std::string::npos);
     EXPECT_EQ(tests[1].messages.size(), 1u);
+}
+
+TEST(SanitizerEvidence, AProgramThatCrashedUnderTheToolIsSaidSoAndTheOtherTestsAreStillChecked) {
+    // lesson01's mutant host_crash, in an H200 class: its crashed test's
+    // rerun ended "Error: process didn't terminate successfully", which the
+    // report called compute-sanitizer unable to check anything here.
+    fake_sanitizer fake;
+    auto tests = lesson_tests();
+    tests[0].status = grader::test_status::crashed;
+    std::vector<std::string> rerun;
+    const auto notes = grader::add_sanitizer_evidence(
+        tests, {}, fake.dir.path() / "reports",
+        [&](const std::string& id, const std::vector<std::string>& command, const std::filesystem::path&,
+            std::chrono::milliseconds) {
+            rerun.push_back(id);
+            std::ofstream(arg_after(command, "--log-file"))
+                << (id == "VecAdd.Passes" ? "========= Error: process didn't terminate successfully\n"
+                                            "========= ERROR SUMMARY: 0 errors\n"
+                                          : memcheck_out_of_bounds);
+            return true;
+        });
+    EXPECT_NE(std::find(rerun.begin(), rerun.end(), "VecAdd.PartialLastBlock"), rerun.end());
+    for (const auto& note : notes) EXPECT_EQ(note.find("could not check"), std::string::npos) << note;
+    const auto said = std::find_if(notes.begin(), notes.end(), [](const std::string& note) {
+        return note.find("found no error in VecAdd.Passes before the program ended under it (\"Error: process "
+                         "didn't terminate successfully\")") != std::string::npos;
+    });
+    ASSERT_NE(said, notes.end());
+    EXPECT_EQ(said->rfind("compute-sanitizer (memcheck", 0), 0u) << *said;
+    ASSERT_FALSE(tests[1].messages.empty());
+    EXPECT_EQ(tests[1].messages[0].rfind("compute-sanitizer (memcheck)", 0), 0u) << tests[1].messages[0];
 }
 
 TEST(SanitizerEvidence, WhatTheBudgetLeavesUncheckedIsNamed) {
