@@ -1,5 +1,6 @@
 #include "batch/measured_grading.hpp"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -14,8 +15,9 @@ std::filesystem::path measured_grading_file(const std::filesystem::path& build_d
 }
 
 void save_measured_grading(const std::filesystem::path& build_dir, const measured_grading& m) {
-    const nlohmann::json doc{{"lesson", m.lesson}, {"gpu", m.gpu},   {"date", m.date},       {"timeout_s", m.timeout_s},
-                             {"runs", m.runs},     {"slowest_s", m.slowest_s}, {"slowest", m.slowest}};
+    const nlohmann::json doc{{"lesson", m.lesson},       {"gpu", m.gpu},         {"date", m.date},
+                             {"timeout_s", m.timeout_s}, {"runs", m.runs},       {"slowest_s", m.slowest_s},
+                             {"slowest", m.slowest},     {"solution_test_ms", m.solution_test_ms}};
     const auto file = measured_grading_file(build_dir, m.lesson);
     std::filesystem::create_directories(file.parent_path());
     write_file_atomically(file, doc.dump(2) + "\n");
@@ -29,7 +31,8 @@ std::optional<measured_grading> load_measured_grading(const std::filesystem::pat
     if (!doc.is_object()) return std::nullopt;
     try {
         measured_grading m{doc.at("lesson"), doc.at("gpu"), doc.at("date"), doc.at("timeout_s"),
-                           doc.at("runs"),   doc.at("slowest_s"), doc.at("slowest")};
+                           doc.at("runs"),   doc.at("slowest_s"), doc.at("slowest"),
+                           doc.value("solution_test_ms", std::map<std::string, double>{})};
         if (m.lesson != lesson || m.timeout_s <= 0 || m.runs <= 0 || !(m.slowest_s > 0)) return std::nullopt;
         return m;
     } catch (const nlohmann::json::exception&) {
@@ -40,6 +43,26 @@ std::optional<measured_grading> load_measured_grading(const std::filesystem::pat
 double seconds_per_submission(const measured_grading& m, int timeout_s) {
     const double longer_limits = std::max(1.0, static_cast<double>(timeout_s) / m.timeout_s);
     return m.slowest_s * longer_limits * measured_grading_margin;
+}
+
+test_time_limits test_limits_from(const measured_grading& m, const std::string& gpu,
+                                  std::chrono::seconds per_test_limit) {
+    test_time_limits limits;
+    if (m.gpu != gpu) return limits;
+    const std::chrono::milliseconds floor = test_limit_floor;
+    for (const auto& [id, ms] : m.solution_test_ms) {
+        if (!(ms >= 0)) continue;
+        // Whole seconds, rounded up: what a report says is what applied.
+        const auto scaled = std::chrono::ceil<std::chrono::seconds>(
+            std::chrono::duration<double, std::milli>(test_limit_times * ms));
+        const std::chrono::milliseconds limit = std::max<std::chrono::milliseconds>(floor, scaled);
+        if (limit < per_test_limit) limits.by_test[id] = limit;
+    }
+    if (!limits.by_test.empty())
+        limits.why = fmt::format("{} times the reference solution's time for it on this GPU, at least {} s "
+                                 "(grader verify on {}, {})",
+                                 test_limit_times, test_limit_floor.count(), m.gpu, m.date.substr(0, 10));
+    return limits;
 }
 
 }  // namespace grader

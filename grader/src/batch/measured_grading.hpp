@@ -6,9 +6,13 @@
 // folder, where `grader batch --engine slurm` reads it to set its tasks'
 // time limit from measured times rather than from every test running to its
 // limit.
+#include <chrono>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
+
+#include "run/run_options.hpp"
 
 namespace grader {
 
@@ -20,6 +24,9 @@ struct measured_grading {
     int runs = 0;           // graded runs measured
     double slowest_s = 0;   // the slowest of them
     std::string slowest;    // which one ("mutant naive_k_loop_inclusive")
+    // The reference solution's time for each of its tests, in ms, as its
+    // test program measured it (empty in a file saved before they were kept).
+    std::map<std::string, double> solution_test_ms;
 };
 
 // <build_dir>/measured-grading/<lesson>.json
@@ -35,5 +42,16 @@ std::optional<measured_grading> load_measured_grading(const std::filesystem::pat
 // node, a student's slower code).
 inline constexpr double measured_grading_margin = 3.0;
 double seconds_per_submission(const measured_grading& measured, int timeout_s);
+
+// Each test's limit in a batch, as judges set theirs from the reference
+// solution's time: `test_limit_times` its time for that test, and never
+// under `test_limit_floor` (a test's start-up on a loaded GPU and CPU) nor
+// over `per_test_limit`. Only on the GPU model the solution was measured
+// on (`gpu`, as device summaries name it): elsewhere, and for a test with
+// no time measured, no tighter limit.
+inline constexpr int test_limit_times = 20;
+inline constexpr std::chrono::seconds test_limit_floor{5};
+test_time_limits test_limits_from(const measured_grading& measured, const std::string& gpu,
+                                  std::chrono::seconds per_test_limit);
 
 }  // namespace grader

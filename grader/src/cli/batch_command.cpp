@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "batch/engine.hpp"
+#include "batch/measured_grading.hpp"
 #include "batch/memory_size.hpp"
 #include "batch/outputs.hpp"
 #include "batch/result_cache.hpp"
@@ -48,6 +49,18 @@ void on_interrupt(int) {
         "\ngrader batch: stopping after the submissions in progress (Ctrl-C again to stop now; "
         "a rerun resumes)\n";
     [[maybe_unused]] auto written = write(STDERR_FILENO, message, sizeof message - 1);
+}
+
+// Each test's limit from the reference solution's time for it, where `grader
+// verify` measured that on this GPU model (every GPU here being that one);
+// elsewhere every test has --timeout.
+test_time_limits test_limits_for(const manifest& m, const lesson_info& lesson, const std::vector<gpu_slot>& gpus,
+                                 std::chrono::seconds per_test_limit) {
+    const auto measured = load_measured_grading(m.build_dir, lesson.id);
+    if (!measured || gpus.empty()) return {};
+    for (const auto& g : gpus)
+        if (g.name != gpus.front().name) return {};
+    return test_limits_from(*measured, gpus.front().name, per_test_limit);
 }
 
 // The folders a student's build and tests must not see beyond the course's
@@ -119,6 +132,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     settings.build.max_data_bytes = parse_memory(args.memory);
     settings.grading.seed = args.seed.value_or(std::random_device{}() % 100000);
     settings.grading.per_test_limit = std::chrono::seconds(args.timeout_s);
+    settings.grading.test_limits = test_limits_for(m, lesson, settings.gpus, settings.grading.per_test_limit);
     settings.grading.sandbox = settings.bwrap.has_value();
     settings.grading.no_sandbox = !settings.bwrap;
     settings.grading.bwrap = settings.bwrap;
@@ -136,6 +150,15 @@ int cmd_batch(const common_args& common, const batch_args& args) {
         for (const auto& g : settings.gpus)
             std::cout << fmt::format("{} grader(s) on GPU {} ({}); ", settings.graders_per_gpu, g.id, g.name);
     if (!settings.gpus.empty()) std::cout << "\n";
+    if (!settings.grading.test_limits.by_test.empty())
+        std::cout << fmt::format("time limits: {} tests have one of their own, {}; the others {} s (--timeout)\n",
+                                 settings.grading.test_limits.by_test.size(), settings.grading.test_limits.why,
+                                 args.timeout_s);
+    else if (!settings.gpus.empty())
+        std::cout << fmt::format("time limits: {} s a test (--timeout); `grader verify {}` on this GPU would give "
+                                 "each test a limit from the reference solution's time, so that a hang costs "
+                                 "less\n",
+                                 args.timeout_s, lesson.id);
     if (!settings.bwrap)
         std::cout << "WARNING: NOT SANDBOXED (--no-sandbox): students' code runs with your rights and can read the "
                      "reference solutions and each other's files; every report, the gradebook and the class report "
@@ -183,6 +206,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     json summary = {{"lesson", lesson.id},
                     {"course_commit", commit},
                     {"seed", settings.grading.seed},
+                    {"test_limits", settings.grading.test_limits.why},
                     {"chunk", args.chunk},
                     {"submissions", chosen.size()},
                     {"graded", graded},

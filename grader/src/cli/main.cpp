@@ -199,7 +199,10 @@ int main(int argc, char** argv) {
                         "a timed test pauses the GPU work of the submissions sharing its GPU while it runs (the "
                         "driver's checkpoint lock, driver 570 or newer), instead of waiting for them to finish");
     batch_cmd->add_option("--seed", batch.seed, "seed for the random inputs (the same for every submission)");
-    batch_cmd->add_option("--timeout", batch.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600))
+    batch_cmd->add_option("--timeout", batch.timeout_s,
+                          "seconds a single test may run at most; where `grader verify` timed the reference "
+                          "solution on this GPU model, each test gets 20 times its time (at least 5 s) if less")
+        ->check(CLI::Range(1, 3600))
         ->capture_default_str();
     batch_cmd->add_option("--build-timeout", batch.build_timeout_s, "seconds one submission's build may take")
         ->check(CLI::Range(1, 3600))

@@ -120,7 +120,12 @@ int cmd_verify(const common_args& common, const verify_args& args) {
             evidence_seconds += r.evidence_seconds;
             show({label, r.score(), r.max_score(), std::move(outcome), check(r), speed_figures(r)});
         };
-        judge("solution", "solution", check_full_marks, "full marks");
+        judge("solution", "solution", [&](const lesson_report& r) {
+            // Each test's time: the batch's limit for it (test_limits_from).
+            for (const auto& t : r.tests)
+                if (t.status == test_status::passed) measured.solution_test_ms[t.id] = t.ms;
+            return check_full_marks(r);
+        }, "full marks");
         judge("exercise", "skeleton", check_loses_all_correctness, "loses every correctness test");
         // Known-wrong versions and known cheats alike: each caught as its expect.json says.
         for (const auto& [kind, names] : {std::pair{std::string("mutant"), lesson->mutants()},

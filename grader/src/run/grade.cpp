@@ -114,6 +114,7 @@ program_grading::program_grading(const manifest& m, const lesson_info& lesson, c
     run_.log_dir = program.log_dir;
     run_.seed = options.seed;
     run_.per_test_limit = options.per_test_limit;
+    run_.test_limits = options.test_limits;
     run_.only = options.only;
     run_.implementation_library = program.library;
     if (!program.library.empty()) {

@@ -20,6 +20,7 @@ namespace grader {
 struct grade_options {
     unsigned long long seed = 0;
     std::chrono::seconds per_test_limit{60};
+    test_time_limits test_limits;   // tighter limits for some tests (`grader batch`)
     std::vector<std::string> only;  // test ids; empty: all
     bool sandbox = false;           // a graded run: hide the course's secrets (sandbox.hpp)
     // A graded run told to go without the sandbox (--no-sandbox, where

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstddef>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +17,16 @@
 #include "system/step_timings.hpp"
 
 namespace grader {
+
+// Limits tighter than the run's per-test limit for some tests, and where
+// they come from (`grader batch`: from the reference solution's time for
+// each test, measured by `grader verify` on this GPU model). A hang then
+// costs a few seconds of the GPU's time rather than the whole limit, while
+// a correct but slower kernel keeps many times the solution's time.
+struct test_time_limits {
+    std::map<std::string, std::chrono::milliseconds> by_test;
+    std::string why;  // "20 times the reference solution's time for it (...), at least 5 s"
+};
 
 struct run_options {
     std::filesystem::path tests_program;  // links the code under test: untrusted
@@ -30,6 +41,9 @@ struct run_options {
     std::filesystem::path implementation_library;  // the student's compiled code, for checks that read it
     unsigned long long seed = 0;
     std::chrono::milliseconds per_test_limit{60'000};
+    // Tighter limits for some tests, from the start of each: none is longer
+    // than per_test_limit, which is every other test's, and the start-up's.
+    test_time_limits test_limits;
     // The judge's limit on one of its tests: it may wait a whole test of the
     // student's program before judging it, so two limits and this much more.
     std::chrono::milliseconds judge_extra_time{30'000};

@@ -26,6 +26,8 @@ exit_status as_seen_inside(exit_status status) {
 
 // Why a test that no process of the program reached has no result.
 constexpr const char* never_ran = "the test program never ran this test";
+
+double seconds(std::chrono::milliseconds ms) { return std::chrono::duration<double>(ms).count(); }
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
@@ -202,12 +204,18 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
         return options_.turn ? options_.turn->paused_for() + options_.turn->waited_for_turns() : clock::duration{};
     };
     auto deadline = clock::now() + limit_;
+    // The current test's own limit, where it has a tighter one.
+    auto limit = limit_;
     auto held_back_counted = held_back();
     // stop_leftovers_after's moment, once every test has ended; never before.
     auto leftovers_at = clock::time_point::max();
     const auto limit_from_now = [&] {
-        deadline = clock::now() + limit_;
+        deadline = clock::now() + limit;
         held_back_counted = held_back();
+    };
+    const auto limit_of = [&](const std::string& id) {
+        const auto it = test_limits_.by_test.find(id);
+        return it == test_limits_.by_test.end() ? limit_ : std::min(it->second, limit_);
     };
     // `--timings`: the process's start-up, each test, and its exit.
     auto last_mark = spawned;
@@ -238,6 +246,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
         remaining.erase(std::remove(remaining.begin(), remaining.end(), id), remaining.end());
         current.clear();
         progressed = true;
+        limit = limit_;
         limit_from_now();
     };
     auto asked_for = [&](const std::string& id) {
@@ -267,6 +276,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                         timed(fmt::format("{}, waiting for its turn", id));
                 }
                 test_started = clock::now();
+                limit = limit_of(id);
                 limit_from_now();
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
@@ -348,10 +358,12 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                                      limit_.count() / 1000));
             return false;
         }
-        finish(current, {test_status::timed_out,
-                         {fmt::format("stopped after {} s: the test did not finish.", limit_.count() / 1000),
-                          what_the_stopped_test_was_doing(seen)},
-                         elapsed_ms()});
+        std::vector<std::string> why{fmt::format("stopped after {:g} s: the test did not finish.", seconds(limit))};
+        if (limit < limit_)
+            why.push_back(fmt::format("Its limit was {:g} s: {}; other tests have {:g} s.", seconds(limit),
+                                      test_limits_.why, seconds(limit_)));
+        why.push_back(what_the_stopped_test_was_doing(seen));
+        finish(current, {test_status::timed_out, std::move(why), elapsed_ms()});
         return true;
     }
 }

@@ -63,6 +63,10 @@ public:
     std::map<std::string, outcome> run(const std::vector<std::string>& ids, const on_finish_fn& on_finish = {},
                                        const std::vector<std::string>& then = {});
 
+    // Tighter limits for some tests, each from its start (run_options.hpp);
+    // the limit given above stays the other tests' and the start-up's.
+    void limit_tests(test_time_limits limits) { test_limits_ = std::move(limits); }
+
     // Runs the program under `tool` (a profiler's command line, which ends
     // where the program's begins), inside the sandbox where there is one;
     // `writable` is shown writable to it there (where the tool writes).
@@ -185,6 +189,7 @@ private:
     std::string evidence_mode_;
     std::string log_prefix_;
     std::chrono::milliseconds limit_;
+    test_time_limits test_limits_;
     env_list env_;
     on_finish_fn on_finish_;
     on_start_fn on_start_;

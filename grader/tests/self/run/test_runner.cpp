@@ -166,6 +166,26 @@ TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
 }
 
+// A test with a limit of its own (a batch's, from the solution's time) is
+// stopped at it, and its report says which limit it was and where it came
+// from; the other tests keep the run's.
+TEST(Runner, ATestWithALimitOfItsOwnIsStoppedAtItAndSaysWhy) {
+    env_var hang("FAKE_HANG");
+    grader::run_options options = fake_options(20000);
+    options.test_limits = {{{"FakeHost.Hangs", std::chrono::milliseconds(1500)}}, "20 times the solution's time"};
+    const auto start = std::chrono::steady_clock::now();
+    const auto tests = grader::run_graded_tests(options).tests;
+    EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << "not the run's 20 s";
+    const auto& hung = find(tests, "FakeHost.Hangs");
+    EXPECT_EQ(hung.status, test_status::timed_out);
+    EXPECT_NE(all_messages(hung).find("stopped after 1.5 s: the test did not finish."), std::string::npos)
+        << all_messages(hung);
+    EXPECT_NE(all_messages(hung).find("Its limit was 1.5 s: 20 times the solution's time; other tests have 20 s."),
+              std::string::npos) << all_messages(hung);
+    EXPECT_EQ(find(tests, "FakeHost.Unfinished").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
 namespace {
 // Once the run shares `gate`, another run wants it alone for `hold`; returns
 // when that one got it.
