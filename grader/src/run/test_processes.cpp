@@ -358,12 +358,13 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                                      limit_.count() / 1000));
             return false;
         }
-        std::vector<std::string> why{fmt::format("stopped after {:g} s: the test did not finish.", seconds(limit))};
+        // One failure, said in two parts: the limit (and, where the test has
+        // one of its own, where that came from), then what the GPU was doing.
+        std::string stopped = fmt::format("stopped after {:g} s: the test did not finish.", seconds(limit));
         if (limit < limit_)
-            why.push_back(fmt::format("Its limit was {:g} s: {}; other tests have {:g} s.", seconds(limit),
-                                      test_limits_.why, seconds(limit_)));
-        why.push_back(what_the_stopped_test_was_doing(seen));
-        finish(current, {test_status::timed_out, std::move(why), elapsed_ms()});
+            stopped += fmt::format("\nIts limit was {:g} s: {}; other tests have {:g} s.", seconds(limit),
+                                   test_limits_.why, seconds(limit_));
+        finish(current, {test_status::timed_out, {stopped, what_the_stopped_test_was_doing(seen)}, elapsed_ms()});
         return true;
     }
 }
