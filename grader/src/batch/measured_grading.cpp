@@ -48,20 +48,17 @@ double seconds_per_submission(const measured_grading& m, int timeout_s) {
 test_time_limits test_limits_from(const measured_grading& m, const std::string& gpu,
                                   std::chrono::seconds per_test_limit) {
     test_time_limits limits;
-    if (m.gpu != gpu) return limits;
-    const std::chrono::milliseconds floor = test_limit_floor;
+    if (m.gpu != gpu || m.solution_test_ms.empty()) return limits;
+    limits.why = fmt::format("{} s plus {} times the reference solution's time for it on this GPU (grader verify "
+                             "on {}, {})",
+                             test_limit_base.count(), test_limit_times, m.gpu, m.date.substr(0, 10));
     for (const auto& [id, ms] : m.solution_test_ms) {
         if (!(ms >= 0)) continue;
         // Whole seconds, rounded up: what a report says is what applied.
-        const auto scaled = std::chrono::ceil<std::chrono::seconds>(
-            std::chrono::duration<double, std::milli>(test_limit_times * ms));
-        const std::chrono::milliseconds limit = std::max<std::chrono::milliseconds>(floor, scaled);
+        const auto limit = test_limit_base + std::chrono::ceil<std::chrono::seconds>(
+                                                 std::chrono::duration<double, std::milli>(test_limit_times * ms));
         if (limit < per_test_limit) limits.by_test[id] = limit;
     }
-    if (!limits.by_test.empty())
-        limits.why = fmt::format("{} times the reference solution's time for it on this GPU, at least {} s "
-                                 "(grader verify on {}, {})",
-                                 test_limit_times, test_limit_floor.count(), m.gpu, m.date.substr(0, 10));
     return limits;
 }
 

@@ -150,10 +150,13 @@ int cmd_batch(const common_args& common, const batch_args& args) {
         for (const auto& g : settings.gpus)
             std::cout << fmt::format("{} grader(s) on GPU {} ({}); ", settings.graders_per_gpu, g.id, g.name);
     if (!settings.gpus.empty()) std::cout << "\n";
-    if (!settings.grading.test_limits.by_test.empty())
+    const test_time_limits& limits = settings.grading.test_limits;
+    if (!limits.by_test.empty())
         std::cout << fmt::format("time limits: {} tests have one of their own, {}; the others {} s (--timeout)\n",
-                                 settings.grading.test_limits.by_test.size(), settings.grading.test_limits.why,
-                                 args.timeout_s);
+                                 limits.by_test.size(), limits.why, args.timeout_s);
+    else if (!limits.why.empty())
+        std::cout << fmt::format("time limits: {} s a test (--timeout), shorter than any test's own ({})\n",
+                                 args.timeout_s, limits.why);
     else if (!settings.gpus.empty())
         std::cout << fmt::format("time limits: {} s a test (--timeout); `grader verify {}` on this GPU would give "
                                  "each test a limit from the reference solution's time, so that a hang costs "

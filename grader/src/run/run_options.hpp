@@ -21,11 +21,14 @@ namespace grader {
 // Limits tighter than the run's per-test limit for some tests, and where
 // they come from (`grader batch`: from the reference solution's time for
 // each test, measured by `grader verify` on this GPU model). A hang then
-// costs a few seconds of the GPU's time rather than the whole limit, while
-// a correct but slower kernel keeps many times the solution's time.
+// holds the GPU for about as long as a correct test may take under load
+// rather than the whole limit, while a correct but slower kernel keeps many
+// times the solution's time.
 struct test_time_limits {
     std::map<std::string, std::chrono::milliseconds> by_test;
-    std::string why;  // "20 times the reference solution's time for it (...), at least 5 s"
+    // "15 s plus 20 times the reference solution's time for it (...)": set
+    // where measured times apply, even when none is tighter than the run's.
+    std::string why;
 };
 
 struct run_options {
