@@ -48,8 +48,8 @@ double seconds_per_submission(const measured_grading& measured, int timeout_s);
 // time for that test, never over `per_test_limit`. The base covers, with
 // room to spare, what a test costs under a batch's load whatever its work,
 // which the solution's time on an idle GPU does not show: a process's first
-// test creates its CUDA context, and short launches wait for the GPU's time
-// slices. In lesson01's class of 20 on an H200 (2026-11-30), correct tests
+// test creates its CUDA context, and every test shares the GPU and the CPU
+// with other runs. In lesson01's class of 20 on an H200 (2026-11-30), correct tests
 // whose solution alone takes under 0.3 s took up to 3.2 s (3.8 s with
 // `--per-gpu 8`). Only on the GPU model the solution was measured on
 // (`gpu`, as device summaries name it): elsewhere, and for a test with no
