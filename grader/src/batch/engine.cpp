@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <sstream>
@@ -33,6 +34,17 @@ std::string host_name() {
     char name[256] = {};
     if (gethostname(name, sizeof name - 1) != 0) return "localhost";
     return name;
+}
+
+// Where one submission's grading time went (`grader run --timings`' table,
+// from the batch's start): logs/<student>.timings.txt. It is what shows why
+// one submission took long, where the timeline shows only that it did. Not
+// being able to write it costs only the table.
+void keep_timings(const fs::path& logs_dir, const std::string& student, const step_timings& timings) {
+    if (logs_dir.empty()) return;
+    std::error_code ec;
+    fs::create_directories(logs_dir, ec);
+    std::ofstream(logs_dir / (folder_name_for(student) + ".timings.txt")) << timings.format();
 }
 
 // A submission that built (or did not), waiting for a grader.
@@ -113,6 +125,7 @@ struct judged_submission {
     built_submission built;
     program_grading grading;
     double judge_s = 0;
+    std::unique_ptr<step_timings> timings;  // the grading's own, which it points to
 };
 
 using explanations_waiting = explanation_queue<judged_submission>;
@@ -238,8 +251,9 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
 
     // A graded (or not gradable) submission: its scratch folder goes, its result is stored.
     auto finish = [&](const built_submission& item, batch_result result, const gpu_slot* gpu, double grade_s,
-                      double evidence_s) {
+                      double evidence_s, const step_timings* timings) {
         const batch_job& job = *item.job;
+        if (timings) keep_timings(settings.logs_dir, job.work->student, *timings);
         result.worker = gpu ? fmt::format("{} GPU {}", host_name(), gpu->id) : host_name();
         result.sandboxed = settings.bwrap.has_value();
         add_submitter(result, *job.work);
@@ -278,7 +292,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
         }
         const double explain_s = seconds_since(t0);
         timeline.record(result.student, "explain", t0, clock::now());
-        finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s);
+        finish(judged.built, std::move(result), gpu, judged.judge_s + explain_s, explain_s, judged.timings.get());
     };
 
     // Once nothing is left to judge, each judging place of a GPU becomes one
@@ -306,6 +320,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
             const auto t0 = clock::now();
             batch_result result;
             result.student = job.work->student;
+            std::unique_ptr<step_timings> timings;
             if (!item->build.ok && item->build.digest.rfind("the grader could not build it", 0) == 0) {
                 result.not_graded = item->build.digest;
             } else if (!item->build.ok) {
@@ -316,7 +331,9 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                 if (!ec) item->build.log = kept;
                 result = build_failure(lesson, job, item->build, settings.graded_tests);
             } else {
+                timings = std::make_unique<step_timings>(started, "the batch's start");
                 grade_options options = settings.grading;
+                options.timings = timings.get();
                 options.gate = gate;
                 options.places = places;
                 if (gpu) {
@@ -332,7 +349,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     timeline.record(job.work->student, "judge", t0, clock::now());
                     if (grading.has_failures_to_explain()) {
                         place.give_back();  // waiting for room to explain is no work
-                        later.put({std::move(*item), std::move(grading), seconds_since(t0)});
+                        later.put({std::move(*item), std::move(grading), seconds_since(t0), std::move(timings)});
                         continue;
                     }
                     grading.explain();  // reruns nothing; notes as grade_program gives them
@@ -341,7 +358,7 @@ engine_stats run_local_engine(const manifest& m, const lesson_info& lesson, cons
                     result.not_graded = std::string("the grader could not run the tests: ") + e.what();
                 }
             }
-            finish(*item, std::move(result), gpu, seconds_since(t0), 0);
+            finish(*item, std::move(result), gpu, seconds_since(t0), 0, timings.get());
         }
     };
 

@@ -24,7 +24,7 @@ std::string step_timings::format() const {
     const std::vector<span> all = spans();
     double end = 0;
     for (const auto& s : all) end = std::max(end, s.start_s + s.seconds);
-    std::string text = fmt::format("where the time went: {:.2f} s from the command's start to the report\n", end);
+    std::string text = fmt::format("where the time went: {:.2f} s from {} to the report\n", end, origin_name_);
     text += fmt::format("  {:>7}  {:>7}  {}\n", "at (s)", "took (s)", "step");
     // A bar shows where in the run each step fell, so overlaps stand out.
     constexpr int bar_width = 30;

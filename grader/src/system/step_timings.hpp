@@ -39,6 +39,10 @@ public:
     };
 
     step_timings() : origin_(clock::now()) {}
+    // A batch's table for one submission: times from the batch's start, so
+    // that they line up with its timeline.
+    step_timings(clock::time_point origin, std::string origin_name)
+        : origin_(origin), origin_name_(std::move(origin_name)) {}
 
     void add(const std::string& step, clock::time_point start, clock::time_point end);
     std::vector<span> spans() const;  // in the order they started
@@ -48,6 +52,7 @@ public:
 
 private:
     clock::time_point origin_;
+    std::string origin_name_ = "the command's start";
     mutable std::mutex mutex_;
     std::vector<span> spans_;
 };

@@ -79,6 +79,13 @@ try:
     if not no_gpu:
         solution = json.loads((work / "out/students/solution/report.json").read_text())
         check(any("sandbox" in n for n in solution.get("notes", [])), f"no word on the sandbox: {solution.get('notes')}")
+    # Where each graded submission's time went, as `grader run --timings` shows it, from the batch's start.
+    timings = work / "out/logs/solution.timings.txt"
+    table = timings.read_text() if timings.exists() else ""
+    check(table.startswith("where the time went:") and "from the batch's start" in table
+          and "student: MemoryPoolHost." in table and "judge: MemoryPoolHost." in table,
+          f"the solution's timings table:\n{table}")
+    check(not (work / "out/logs/compile_error.timings.txt").exists(), "a submission that did not build has timings")
     check(json.loads((work / "out/logs/batch.json").read_text()).get("sandboxed") is not sandbox,
           "batch.json says the wrong thing of the sandbox")
     data = json.loads((work / "out/report/class_report.json").read_text())

@@ -31,6 +31,17 @@ TEST(StepTimings, ListsStepsInTheOrderTheyStartedWithTheirLengths) {
     EXPECT_NE(table.find("0.440 s in all for \"student: ...\""), std::string::npos) << table;
 }
 
+TEST(StepTimings, ABatchsTableCountsFromTheBatchsStart) {
+    const auto batch_start = step_timings::clock::now() - std::chrono::seconds(10);
+    step_timings timings(batch_start, "the batch's start");
+    const auto now = step_timings::clock::now();
+    timings.add("student: A.Test", now, now + std::chrono::milliseconds(500));
+    const auto spans = timings.spans();
+    ASSERT_EQ(spans.size(), 1u);
+    EXPECT_NEAR(spans[0].start_s, 10.0, 0.5);
+    EXPECT_NE(timings.format().find("s from the batch's start to the report"), std::string::npos) << timings.format();
+}
+
 TEST(StepTimings, AMeasureAddsItsStepWhenItEnds) {
     step_timings timings;
     {
