@@ -50,8 +50,10 @@ test_time_limits test_limits_from(const measured_grading& m, const std::string& 
     test_time_limits limits;
     if (m.gpu != gpu || m.solution_test_ms.empty()) return limits;
     limits.why = fmt::format("{} s plus {} times the reference solution's time for it on this GPU (grader verify "
-                             "on {}, {})",
-                             test_limit_base.count(), test_limit_times, m.gpu, m.date.substr(0, 10));
+                             "on {}, {}), {} s more for the first GPU test of a process, which starts CUDA",
+                             test_limit_base.count(), test_limit_times, m.gpu, m.date.substr(0, 10),
+                             first_gpu_test_extra.count());
+    limits.first_gpu_test_extra = first_gpu_test_extra;
     for (const auto& [id, ms] : m.solution_test_ms) {
         if (!(ms >= 0)) continue;
         // Whole seconds, rounded up: what a report says is what applied.

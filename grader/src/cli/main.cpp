@@ -201,7 +201,8 @@ int main(int argc, char** argv) {
     batch_cmd->add_option("--seed", batch.seed, "seed for the random inputs (the same for every submission)");
     batch_cmd->add_option("--timeout", batch.timeout_s,
                           "seconds a single test may run at most; where `grader verify` timed the reference "
-                          "solution on this GPU model, each test gets 15 s plus 20 times its time, if less")
+                          "solution on this GPU model, each test gets 5 s plus 20 times its time (10 s more for a "
+                          "process's first GPU test, which starts CUDA), if less")
         ->check(CLI::Range(1, 3600))
         ->capture_default_str();
     batch_cmd->add_option("--build-timeout", batch.build_timeout_s, "seconds one submission's build may take")

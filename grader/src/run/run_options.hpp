@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <optional>
 #include <string>
 #include <utility>
@@ -26,7 +27,15 @@ namespace grader {
 // times the solution's time.
 struct test_time_limits {
     std::map<std::string, std::chrono::milliseconds> by_test;
-    // "15 s plus 20 times the reference solution's time for it (...)": set
+    // More for the first GPU test of each process, which starts CUDA (creates
+    // the process's context): alone that takes a fraction of a second, but
+    // the driver creates one context at a time, and in a batch many processes
+    // start at once. Its own limit may then come to more than the run's,
+    // which still caps it.
+    std::chrono::milliseconds first_gpu_test_extra{0};
+    // The GPU tests (listed_test::gpu): the first of them in a process starts CUDA.
+    std::set<std::string> gpu_tests;
+    // "5 s plus 20 times the reference solution's time for it (...)": set
     // where measured times apply, even when none is tighter than the run's.
     std::string why;
 };

@@ -131,7 +131,10 @@ graded_run judge_graded_tests(const run_options& given) {
     if (!options.gpu_recorder.empty())
         student_env.emplace_back(course::testing::gpu_recorder_variable, options.gpu_recorder.string());
     test_processes student(options, options.tests_program, "record", "run", limit, student_env);
-    student.limit_tests(options.test_limits);
+    test_time_limits limits = options.test_limits;
+    for (const auto& t : listed)
+        if (t.gpu) limits.gpu_tests.insert(t.id);
+    student.limit_tests(std::move(limits));
     student.watch_gpu_helpers_during(alone);
     // A submission whose tests fault one after another (a sticky CUDA error
     // ends each process) runs what is left in a few processes at once.

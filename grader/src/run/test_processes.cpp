@@ -213,10 +213,19 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
         deadline = clock::now() + limit;
         held_back_counted = held_back();
     };
+    // Whether this process has started CUDA yet: its first GPU test does.
+    bool cuda_started = false;
+    const auto starts_cuda = [&](const std::string& id) {
+        return !cuda_started && test_limits_.gpu_tests.count(id) > 0;
+    };
     const auto limit_of = [&](const std::string& id) {
         const auto it = test_limits_.by_test.find(id);
-        return it == test_limits_.by_test.end() ? limit_ : std::min(it->second, limit_);
+        if (it == test_limits_.by_test.end()) return limit_;
+        const auto own = it->second + (starts_cuda(id) ? test_limits_.first_gpu_test_extra
+                                                       : std::chrono::milliseconds{0});
+        return std::min(own, limit_);
     };
+    std::string step;  // the current test's name in `--timings`
     // `--timings`: the process's start-up, each test, and its exit.
     auto last_mark = spawned;
     auto test_started = spawned;
@@ -239,7 +248,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             if (holders.size() > 1 && result.status == test_status::passed)
                 result = {test_status::failed, {describe_gpu_helpers(holders)}, result.ms};
         }
-        timed(id);
+        timed(id == current ? step : id);
         waited_for = "between tests";
         results[id] = std::move(result);
         tell_finished(id, results[id]);
@@ -278,6 +287,8 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                 test_started = clock::now();
                 limit = limit_of(id);
                 limit_from_now();
+                step = starts_cuda(id) ? id + " (its process's first GPU test: CUDA starts)" : id;
+                if (test_limits_.gpu_tests.count(id)) cuda_started = true;
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <set>
 #include <thread>
 
 #include <sys/resource.h>
@@ -172,7 +173,8 @@ TEST(Runner, AHangIsStoppedAndCostsOnlyItsOwnTest) {
 TEST(Runner, ATestWithALimitOfItsOwnIsStoppedAtItAndSaysWhy) {
     env_var hang("FAKE_HANG");
     grader::run_options options = fake_options(20000);
-    options.test_limits = {{{"FakeHost.Hangs", std::chrono::milliseconds(1500)}}, "20 times the solution's time"};
+    options.test_limits.by_test = {{"FakeHost.Hangs", std::chrono::milliseconds(1500)}};
+    options.test_limits.why = "20 times the solution's time";
     const auto start = std::chrono::steady_clock::now();
     const auto tests = grader::run_graded_tests(options).tests;
     EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(15)) << "not the run's 20 s";
@@ -184,6 +186,34 @@ TEST(Runner, ATestWithALimitOfItsOwnIsStoppedAtItAndSaysWhy) {
               std::string::npos) << all_messages(hung);
     EXPECT_EQ(find(tests, "FakeHost.Unfinished").status, test_status::passed);
     EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+}
+
+// A process's first GPU test starts CUDA, which in a batch waits for the
+// driver to create one context after another: it has more time, and a
+// later GPU test of the same process does not. (The fake tests are host
+// tests; the runner adds the lesson's GPU tests to those named here.)
+TEST(Runner, AProcesssFirstGpuTestHasMoreTimeForStartingCuda) {
+    env_var hang("FAKE_HANG");
+    const auto stopped_after = [](const std::set<std::string>& gpu_tests, grader::step_timings* timings) {
+        grader::run_options options = fake_options(20000);
+        options.only = {"FakeHost.Passes", "FakeHost.Hangs", "FakeHost.Last"};
+        options.test_limits.by_test = {{"FakeHost.Hangs", std::chrono::milliseconds(1500)}};
+        options.test_limits.first_gpu_test_extra = std::chrono::milliseconds(1000);
+        options.test_limits.gpu_tests = gpu_tests;
+        options.test_limits.why = "1 s plus 20 times the solution's time, 1 s more for the first GPU test";
+        options.timings = timings;
+        const auto tests = grader::judge_graded_tests(options).tests;
+        EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+        return all_messages(find(tests, "FakeHost.Hangs"));
+    };
+    grader::step_timings timings;
+    const std::string first = stopped_after({"FakeHost.Hangs"}, &timings);
+    EXPECT_NE(first.find("stopped after 2.5 s: the test did not finish."), std::string::npos) << first;
+    EXPECT_NE(first.find("Its limit was 2.5 s: 1 s plus 20 times"), std::string::npos) << first;
+    EXPECT_NE(timings.format().find("student: FakeHost.Hangs (its process's first GPU test: CUDA starts)"),
+              std::string::npos) << timings.format();
+    const std::string later = stopped_after({"FakeHost.Passes", "FakeHost.Hangs"}, nullptr);
+    EXPECT_NE(later.find("stopped after 1.5 s: the test did not finish."), std::string::npos) << later;
 }
 
 namespace {
