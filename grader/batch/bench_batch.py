@@ -21,8 +21,10 @@ timed test cannot overlap and stay fair, from nvidia-smi's samples), the
 same floor with every compute-sanitizer rerun counted whole (the driver
 cannot pause such a process, so no timed test runs beside one), the longest
 wait to time a test and to profile one, with the share that overlapped each
-most (a hang shows there, or a program that ran on under a tool), and every
-student whose score differs between the two.
+most (a hang shows there, or a program that ran on under a tool), how many
+processes the graded runs and the explanations started (each creates a CUDA
+context, which the driver does one at a time), and every student whose
+score differs between the two.
 """
 import argparse
 import json
@@ -195,6 +197,23 @@ def longest_timed_wait(summary):
 def longest_profile_wait(summary):
     """What held the explanations' profiles (Nsight Compute, the GPU alone) up the most."""
     return longest_wait(summary, "explain_waiting_alone")
+
+
+def cuda_processes(logs_dir):
+    """How many processes the batch started, counted from each submission's
+    timings (logs/<student>.timings.txt, one "start-up" line per process):
+    the graded runs' (the student's program, the judge) and the
+    explanations' (compute-sanitizer, Nsight Compute). Each one's CUDA
+    context is created and torn down by the driver one at a time, whatever
+    else runs: what many processes cost a batch, which no GPU figure shows."""
+    counts = {"graded": 0, "explaining": 0}
+    for table in pathlib.Path(logs_dir).glob("*.timings.txt"):
+        for line in table.read_text().splitlines():
+            step = line.split("|")[-1].strip()
+            if step.endswith(": start-up"):
+                program = step[:-len(": start-up")]
+                counts["graded" if program in ("student", "judge") else "explaining"] += 1
+    return counts
 
 
 def run(argv, **kw):
@@ -378,6 +397,12 @@ def main():
             lines.append(f"  longest wait to {what}: {w['student']}, {w['seconds']:.1f} s ({w['start']:.1f} to "
                          f"{w['end']:.1f} s)" + (f"; the share beside it the longest: {h['student']}'s {h['what']}, "
                                                  f"{h['start']:.1f} to {h['end']:.1f} s" if h else ""))
+    processes = cuda_processes(out / "batch" / "logs")
+    result["batch"]["cuda_processes"] = processes
+    lines.append(f"  processes started: {processes['graded']} by graded runs (the students' programs, each "
+                 f"restarted after a crash or a hang, and the judges) and {processes['explaining']} by explanations "
+                 f"(compute-sanitizer, Nsight Compute); the driver creates and tears down their CUDA contexts one at "
+                 f"a time (logs/<student>.timings.txt: each process's first GPU test waits for it)")
     explaining = explaining_seconds(summary)
     result["batch"]["explaining"] = explaining
     lines.append(f"  explaining, summed over submissions: profiles held the GPU alone {explaining['profiles_alone']:.1f} s "

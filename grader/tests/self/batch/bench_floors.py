@@ -5,7 +5,7 @@ import sys
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
-from bench_batch import (cpu_busy_and_total, explaining_seconds, longest_profile_wait,  # noqa: E402
+from bench_batch import (cpu_busy_and_total, cuda_processes, explaining_seconds, longest_profile_wait,  # noqa: E402
                          longest_timed_wait, mean_between, reruns_whole_and_kernel_seconds, sharers_kernel_seconds,
                          spans_of)
 
@@ -72,4 +72,17 @@ check(held == {"wait": {"student": "next", "start": 77.1, "end": 143.0, "seconds
       f"the longest wait to profile and what overlapped it most: {held}")
 check(longest_timed_wait(profiles)["wait"]["student"] == "timed", "a profile's wait is not a timed test's")
 check(longest_profile_wait(waits) is None, "no profile waited: nothing to name")
+# Processes counted from each submission's timings: one "start-up" line each.
+import tempfile  # noqa: E402
+with tempfile.TemporaryDirectory() as logs:
+    (pathlib.Path(logs) / "a.timings.txt").write_text(
+        "where the time went: 3.00 s from the batch's start to the report\n"
+        "    1.000     0.010  |#   |  student: start-up\n"
+        "    1.010     0.500  |#   |  student: VecAdd.Tiny (its process's first GPU test: CUDA starts)\n"
+        "    1.000     0.010  |#   |  judge: start-up\n"
+        "    2.000     0.010  |  # |  student: start-up\n"
+        "    2.500     0.080  |   #|  sanitizer1: start-up\n")
+    (pathlib.Path(logs) / "b.timings.txt").write_text("    0.100     0.010  |#   |  profile1: start-up\n")
+    (pathlib.Path(logs) / "batch.json").write_text("{}")
+    check(cuda_processes(logs) == {"graded": 3, "explaining": 2}, f"processes: {cuda_processes(logs)}")
 sys.exit(check.finish("bench_batch floors"))
