@@ -909,6 +909,9 @@ TEST(MeasuredGrading, GivesEachTestALimitFromTheSolutionsTimeOnTheSameGpu) {
     const test_time_limits at_15 = test_limits_from(*read, h200, std::chrono::seconds(15));
     EXPECT_EQ(at_15.by_test.size(), 2u) << "only those under --timeout 15";
     EXPECT_EQ(at_15.by_test.at("VecAdd.Large"), std::chrono::seconds(12));
+    const test_time_limits at_5 = test_limits_from(*read, h200, std::chrono::seconds(5));
+    EXPECT_TRUE(at_5.by_test.empty()) << "none under --timeout 5";
+    EXPECT_FALSE(at_5.why.empty()) << "measured here all the same";
 
     const test_time_limits elsewhere = test_limits_from(*read, "NVIDIA A100-SXM4-80GB (sm_80)", std::chrono::seconds(60));
     EXPECT_TRUE(elsewhere.by_test.empty()) << "another GPU: its times say nothing here";
