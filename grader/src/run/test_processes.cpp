@@ -215,14 +215,10 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
     };
     // Whether this process has started CUDA yet: its first GPU test does.
     bool cuda_started = false;
-    const auto starts_cuda = [&](const std::string& id) {
-        return !cuda_started && test_limits_.gpu_tests.count(id) > 0;
-    };
-    const auto limit_of = [&](const std::string& id) {
+    const auto limit_of = [&](const std::string& id, bool starts_cuda) {
         const auto it = test_limits_.by_test.find(id);
         if (it == test_limits_.by_test.end()) return limit_;
-        const auto own = it->second + (starts_cuda(id) ? test_limits_.first_gpu_test_extra
-                                                       : std::chrono::milliseconds{0});
+        const auto own = it->second + (starts_cuda ? test_limits_.first_gpu_test_extra : std::chrono::milliseconds{0});
         return std::min(own, limit_);
     };
     std::string step;  // the current test's name in `--timings`
@@ -285,10 +281,12 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                         timed(fmt::format("{}, waiting for its turn", id));
                 }
                 test_started = clock::now();
-                limit = limit_of(id);
+                const bool gpu_test = test_limits_.gpu_tests.count(id) > 0;
+                const bool starts_cuda = gpu_test && !cuda_started;
+                cuda_started = cuda_started || gpu_test;
+                limit = limit_of(id, starts_cuda);
                 limit_from_now();
-                step = starts_cuda(id) ? id + " (its process's first GPU test: CUDA starts)" : id;
-                if (test_limits_.gpu_tests.count(id)) cuda_started = true;
+                step = starts_cuda ? id + " (its process's first GPU test: CUDA starts)" : id;
                 if (watch_helpers && watched_.count(id)) helpers.emplace(options_.gpu_pci_bus_id, child.pid());
             } else if (kind == "end" && !current.empty() && id == current) {
                 finish(id, read_end_event(event));
