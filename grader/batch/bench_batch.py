@@ -203,16 +203,21 @@ def cuda_processes(logs_dir):
     """How many processes the batch started, counted from each submission's
     timings (logs/<student>.timings.txt, one "start-up" line per process):
     the graded runs' (the student's program, the judge) and the
-    explanations' (compute-sanitizer, Nsight Compute). Each one's CUDA
-    context is created and torn down by the driver one at a time, whatever
-    else runs: what many processes cost a batch, which no GPU figure shows."""
-    counts = {"graded": 0, "explaining": 0}
+    explanations' (compute-sanitizer, Nsight Compute), and how many of each
+    opened one hardware queue ("start-up (one hardware queue)"). Each one's
+    CUDA context is created and torn down by the driver one at a time,
+    whatever else runs, about three times faster with one queue: what many
+    processes cost a batch, which no GPU figure shows."""
+    counts = {"graded": 0, "explaining": 0, "graded_one_queue": 0, "explaining_one_queue": 0}
     for table in pathlib.Path(logs_dir).glob("*.timings.txt"):
         for line in table.read_text().splitlines():
             step = line.split("|")[-1].strip()
-            if step.endswith(": start-up"):
-                program = step[:-len(": start-up")]
-                counts["graded" if program in ("student", "judge") else "explaining"] += 1
+            for ending, one_queue in ((": start-up", False), (": start-up (one hardware queue)", True)):
+                if step.endswith(ending):
+                    kind = "graded" if step[:-len(ending)] in ("student", "judge") else "explaining"
+                    counts[kind] += 1
+                    if one_queue:
+                        counts[kind + "_one_queue"] += 1
     return counts
 
 
@@ -400,9 +405,11 @@ def main():
     processes = cuda_processes(out / "batch" / "logs")
     result["batch"]["cuda_processes"] = processes
     lines.append(f"  processes started: {processes['graded']} by graded runs (the students' programs, each "
-                 f"restarted after a crash or a hang, and the judges) and {processes['explaining']} by explanations "
-                 f"(compute-sanitizer, Nsight Compute); the driver creates and tears down their CUDA contexts one at "
-                 f"a time (logs/<student>.timings.txt: each process's first GPU test waits for it)")
+                 f"restarted after a crash or a hang, and the judges; {processes['graded_one_queue']} of them with "
+                 f"one hardware queue) and {processes['explaining']} by explanations (compute-sanitizer, Nsight "
+                 f"Compute; {processes['explaining_one_queue']} with one queue); the driver creates and tears down "
+                 f"their CUDA contexts one at a time, about three times faster with one queue "
+                 f"(logs/<student>.timings.txt: each process's first GPU test waits for it)")
     explaining = explaining_seconds(summary)
     result["batch"]["explaining"] = explaining
     lines.append(f"  explaining, summed over submissions: profiles held the GPU alone {explaining['profiles_alone']:.1f} s "

@@ -3,6 +3,7 @@
 #include <cuda_runtime_api.h>
 
 #include <random>
+#include <stdexcept>
 #include <string>
 
 #include "course/device_info.hpp"
@@ -48,6 +49,15 @@ std::uint64_t seed() {
 const graded_test_info* current_graded() {
     const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
     return info ? find_graded(std::string(info->test_suite_name()) + "." + info->name()) : nullptr;
+}
+
+void require_across_streams(const char* check) {
+    const graded_test_info* graded = current_graded();
+    if (!graded || graded->across_streams) return;
+    throw std::logic_error(graded->id() + " uses " + check +
+                           ", which checks the order of work on different streams, but is not declared with "
+                           "GRADED_STREAM_TEST: the grader may run it with one hardware queue, where the check "
+                           "cannot fail (graded.hpp)");
 }
 
 namespace {

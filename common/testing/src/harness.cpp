@@ -48,7 +48,8 @@ json graded_list() {
                          {"gpu", t.needs_gpu},
                          {"alone", t.alone},
                          {"kernel_speed", t.kernel_speed},
-                         {"timed_by_judge", t.timed_by_judge}});
+                         {"timed_by_judge", t.timed_by_judge},
+                         {"across_streams", t.across_streams}});
     }
     return {{"tests", tests}};
 }

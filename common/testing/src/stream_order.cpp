@@ -93,6 +93,7 @@ stream_input random_stream_input(device_span<float> device, const std::string& n
 }
 
 void expect_honours_stream(const stream_order_check& check) {
+    require_across_streams("expect_honours_stream");
     const course::stream stream;  // cudaStreamNonBlocking: the legacy default stream does not wait for it
     std::vector<device_array<float>> staged;  // the new values, on the device before the stream is held
     for (const auto& in : check.inputs) staged.push_back(device_array<float>::from_host(in.new_values));

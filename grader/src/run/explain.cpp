@@ -29,9 +29,10 @@ namespace {
 // and 1.1 s to destroy it with 8, and 0.57 s and 0.36 s with 1, and a
 // batch starts a process for every rerun. A rerun explains one test and
 // decides nothing, and the tools run its kernels one at a time anyway, so
-// it asks for one queue; the graded runs keep the driver's default (one
-// queue would put a kernel launched on the wrong stream behind the work
-// it must not wait for, and hide the mistake).
+// it asks for one queue. A graded run's process keeps the driver's default
+// where it runs a timed test or one of stream order: one queue would put a
+// kernel launched on the wrong stream behind the work it must not wait
+// for, and hide the mistake (test_processes::one_hardware_queue_unless).
 const test_processes::env_list::value_type one_hardware_queue{"CUDA_DEVICE_MAX_CONNECTIONS", "1"};
 
 // Runs single tests of the student's program again under a tool

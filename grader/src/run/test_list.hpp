@@ -16,6 +16,7 @@ struct listed_test {
     bool alone = false;     // needs the GPU to itself (it measures time)
     bool kernel_speed = false;  // it measures the student's kernels' speed (profile_evidence.hpp)
     bool timed_by_judge = false;  // the judge's replay takes its time: the judge's test needs the GPU alone
+    bool across_streams = false;  // it checks the order of work on different streams (GRADED_STREAM_TEST)
 };
 
 // A listed test as the report starts it: its name, points and kind, not yet run.

@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <algorithm>
+#include <iterator>
 #include <memory>
 #include <thread>
 
@@ -26,6 +27,9 @@ exit_status as_seen_inside(exit_status status) {
 
 // Why a test that no process of the program reached has no result.
 constexpr const char* never_ran = "the test program never ran this test";
+
+// How many hardware queues (connections) a process's CUDA contexts open.
+constexpr const char* hardware_queues_variable = "CUDA_DEVICE_MAX_CONNECTIONS";
 
 double seconds(std::chrono::milliseconds ms) { return std::chrono::duration<double>(ms).count(); }
 }  // namespace
@@ -79,6 +83,13 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
         for (const auto& id : remaining)
             (std::find(then.begin(), then.end(), id) == then.end() ? first : second).push_back(id);
         if (first.empty()) first.swap(second);
+        if (one_queue_for(remaining) && std::none_of(env.begin(), env.end(), [](const auto& e) {
+                return e.first == hardware_queues_variable;
+            }))
+            env.emplace_back(hardware_queues_variable, "1");
+        const bool one_queue = std::any_of(env.begin(), env.end(), [](const auto& e) {
+            return e.first == hardware_queues_variable && e.second == "1";
+        });
         std::vector<std::string> argv{program_.string(), "--gtest_filter=" + fmt::format("{}", fmt::join(first, ":")),
                                       fmt::format("--seed={}", options_.seed)};
         if (!second.empty())
@@ -103,8 +114,8 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
         slot.started(child->pid());
         if (refusals) refusals->listen();
         bool exiting = false;
-        const bool again = run_one_process(*child, spawned, exiting, refusals ? &*refusals : nullptr, log, remaining,
-                                           results, {first, second});
+        const bool again = run_one_process(*child, spawned, one_queue, exiting, refusals ? &*refusals : nullptr, log,
+                                           remaining, results, {first, second});
         ignored_ += child->dropped_lines();
         if (exiting) std::thread([exited = std::move(child)] { exited->wait(); }).detach();
         if (!again) break;
@@ -113,15 +124,26 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
 
 bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                                          const std::vector<std::string>& then) {
+    if (parallel_restarts_ < 2) return false;
     // Only the first phase's tests, none that must have the GPU to itself.
     std::vector<std::string> spread;
     for (const auto& id : remaining)
         if (std::find(then.begin(), then.end(), id) == then.end() && !keep_in_line_.count(id)) spread.push_back(id);
-    const std::size_t lines = std::min<std::size_t>(parallel_restarts_, spread.size());
+    // Those that need the driver's hardware queues go in a line of their own
+    // (one_hardware_queue_unless), so that the other lines can do with one.
+    std::vector<std::string> own_line;
+    if (fewer_queues_) {
+        const auto needs = [&](const std::string& id) { return need_queues_.count(id) > 0; };
+        std::copy_if(spread.begin(), spread.end(), std::back_inserter(own_line), needs);
+        spread.erase(std::remove_if(spread.begin(), spread.end(), needs), spread.end());
+    }
+    const std::size_t dealt = std::min<std::size_t>(parallel_restarts_, spread.size());
+    const std::size_t lines = dealt + (own_line.empty() ? 0 : 1);
     if (lines < 2) return false;
     // Dealt out in turn, so that each line gets some of the large tests.
     std::vector<std::vector<std::string>> line_tests(lines);
-    for (std::size_t i = 0; i < spread.size(); ++i) line_tests[i % lines].push_back(spread[i]);
+    for (std::size_t i = 0; i < spread.size(); ++i) line_tests[i % dealt].push_back(spread[i]);
+    if (!own_line.empty()) line_tests.back() = std::move(own_line);
     std::vector<std::map<std::string, outcome>> line_results(lines);
     std::vector<std::thread> threads;
     for (std::size_t i = 0; i < lines; ++i)
@@ -136,6 +158,11 @@ bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, st
                                    [&](const std::string& id) { return results.count(id) > 0; }),
                     remaining.end());
     return true;
+}
+
+bool test_processes::one_queue_for(const std::vector<std::string>& ids) const {
+    return fewer_queues_ &&
+           std::none_of(ids.begin(), ids.end(), [&](const std::string& id) { return need_queues_.count(id) > 0; });
 }
 
 void test_processes::tell_finished(const std::string& id, const outcome& result) {
@@ -187,9 +214,8 @@ void test_processes::note_refused(process_refusals* refusals) {
 
 // One process: returns false when nothing more can be learnt from another.
 // `phases`: the tests of each phase of this process, in order.
-bool test_processes::run_one_process(child_process& child, clock::time_point spawned, bool& exiting,
-                                     process_refusals* refusals,
-                                     const std::filesystem::path& log,
+bool test_processes::run_one_process(child_process& child, clock::time_point spawned, bool one_queue, bool& exiting,
+                                     process_refusals* refusals, const std::filesystem::path& log,
                                      std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                                      const std::vector<std::vector<std::string>>& phases) {
     std::string current;
@@ -228,7 +254,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
     const auto elapsed_ms = [&] {
         return std::chrono::duration<double, std::milli>(clock::now() - test_started).count();
     };
-    std::string waited_for = "start-up";
+    std::string waited_for = one_queue ? "start-up (one hardware queue)" : "start-up";
     auto timed = [&](const std::string& step) {
         const auto now = clock::now();
         if (options_.timings) options_.timings->add(fmt::format("{}: {}", who(), step), last_mark, now);

@@ -140,6 +140,25 @@ public:
         keep_in_line_ = std::move(keep_in_line);
     }
 
+    // A process whose tests are all outside `need_queues` (the timed tests,
+    // and those that check the order of work on different streams,
+    // GRADED_STREAM_TEST) starts with one hardware queue
+    // (CUDA_DEVICE_MAX_CONNECTIONS=1): the driver creates and tears down
+    // CUDA contexts one at a time for the whole machine, and one with a
+    // single queue about three times faster than one with its default 8
+    // (explain.cpp has the H200's figures). In practice such a process is
+    // a restart after a crash, since a lesson's first process runs its timed
+    // and stream tests too. One queue runs all work in the order it was
+    // issued: a correct program gives the same answers, a call that ignored
+    // its stream would look right (so those tests keep the default), and a
+    // timed test would time what it never saw (so those do too). In a
+    // parallel wave (restart_in_parallel) the tests in `need_queues` get a
+    // line of their own, so that the other lines can have one queue.
+    void one_hardware_queue_unless(std::set<std::string> need_queues) {
+        fewer_queues_ = true;
+        need_queues_ = std::move(need_queues);
+    }
+
     // Takes tests that have not started off the list (from on_finish).
     void cancel(const std::vector<std::string>& ids);
 
@@ -177,8 +196,11 @@ private:
     void tell_finished(const std::string& id, const outcome& result);  // on_finish, one call at a time
     // Returns whether another process may learn more; `exiting`: the process
     // ended every test asked for and is left to exit (let_the_last_exit_go).
-    bool run_one_process(child_process& child, clock::time_point spawned, bool& exiting, process_refusals* refusals, const std::filesystem::path& log, std::vector<std::string>& remaining,
-                         std::map<std::string, outcome>& results, const std::vector<std::vector<std::string>>& phases);
+    // `one_queue`: the process was started with one hardware queue (said in `--timings`).
+    bool run_one_process(child_process& child, clock::time_point spawned, bool one_queue, bool& exiting,
+                         process_refusals* refusals, const std::filesystem::path& log,
+                         std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
+                         const std::vector<std::vector<std::string>>& phases);
     void mark_missing(std::vector<std::string>& remaining, std::map<std::string, outcome>& results,
                       const std::string& why);
     // How `--timings` names this program's steps.
@@ -201,6 +223,10 @@ private:
     std::atomic<int> ignored_ = 0;
     int parallel_restarts_ = 1;
     std::set<std::string> keep_in_line_;
+    bool fewer_queues_ = false;
+    std::set<std::string> need_queues_;
+    // Whether a process that runs `ids` starts with one hardware queue (one_hardware_queue_unless).
+    bool one_queue_for(const std::vector<std::string>& ids) const;
     std::mutex callback_mutex_;  // on_finish, on_start and the refusals noted, one at a time
     std::vector<std::string> refused_;
     std::set<std::string> watched_;

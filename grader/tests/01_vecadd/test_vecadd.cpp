@@ -111,7 +111,7 @@ GRADED_TEST(VecAdd, OffsetViews, 1, "inputs that start mid-allocation (1000 elem
     expect_guard_untouched(c);
 }
 
-GRADED_TEST(VecAdd, HonoursStream, 1,
+GRADED_STREAM_TEST(VecAdd, HonoursStream, 1,
             "honours a non-blocking stream with work queued ahead (2^20 + 3 and 4,097 elements)") {
     const std::size_t n = (std::size_t{1} << 20) + 3;
     course::device_array<float> a(n), b(n), c(n);

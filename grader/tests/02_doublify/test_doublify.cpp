@@ -180,7 +180,7 @@ GRADED_TEST(Doublify, EveryBlockShape, 2,
     for (const dim3 block : every_block_shape) check_doublify(300, 500, block);
 }
 
-GRADED_TEST(Doublify, HonoursStream, 1,
+GRADED_STREAM_TEST(Doublify, HonoursStream, 1,
             "honours a non-blocking stream with work queued ahead (513 x 1027)") {
     course::device_array<float> a(stream_rows * stream_cols);
     const course::device_span_2d<float> matrix(a.data(), stream_rows, stream_cols);
@@ -227,7 +227,7 @@ GRADED_TEST(Affine, Large, 1, "out = s * a + t, 2049 x 2047, 32 x 8 blocks") {
     check_affine(2049, 2047, dim3(32, 8));
 }
 
-GRADED_TEST(Affine, HonoursStream, 1,
+GRADED_STREAM_TEST(Affine, HonoursStream, 1,
             "honours a non-blocking stream with work queued ahead (513 x 1027)") {
     course::device_array<float> a(stream_rows * stream_cols), out(stream_rows * stream_cols);
     const course::device_span_2d<const float> in(a.data(), stream_rows, stream_cols);

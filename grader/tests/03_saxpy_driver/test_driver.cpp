@@ -257,7 +257,7 @@ GRADED_TEST(Launch, PartialLastBlock, 2, "n not a multiple of the block (129/128
 
 GRADED_TEST(Launch, EmptyLaunchesNothing, 1, "n = 0 launches nothing and writes nothing") { check_launch(0, 512); }
 
-GRADED_TEST(Launch, HonoursStream, 1,
+GRADED_STREAM_TEST(Launch, HonoursStream, 1,
             "honours a non-blocking stream with work queued ahead (100,003 elements)") {
     const loaded_saxpy saxpy;
     const std::size_t n = 100003;

@@ -73,7 +73,10 @@ handover hand_over(run how) {
     void* q = nullptr;
     {
         std::optional<course::testing::stream_hold> hold;
-        if (how != run::idle) hold.emplace(s.get());
+        if (how != run::idle) {
+            course::testing::require_across_streams("a stream_hold");
+            hold.emplace(s.get());
+        }
         launch_add(s, ints(p), output.view(), added);
         if (how == run::idle) s.synchronize();
         pool.deallocate(p, bytes, how == run::replay ? cudaStreamLegacy : s.get());
@@ -108,7 +111,7 @@ std::string first_wrong(const std::vector<int>& output) {
 
 }  // namespace
 
-GRADED_TEST(AsyncPool, HonoursStream, 1,
+GRADED_STREAM_TEST(AsyncPool, HonoursStream, 1,
             "deallocate honours a non-blocking stream with work queued ahead (2 MiB)") {
     warm_up_kernels();  // loaded now: loading a kernel while s is held could wait for the hold
     const handover idle = observed("on an idle stream", hand_over(run::idle));

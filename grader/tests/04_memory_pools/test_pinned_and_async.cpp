@@ -33,7 +33,7 @@ constexpr auto copy_delay = 100ms;
 
 }  // namespace
 
-GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, host memory the GPU copies") {
+GRADED_STREAM_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, host memory the GPU copies") {
     course::stream s;
     counting_upstream upstream(lesson04::pinned_host_upstream());
     lesson04::memory_pool pool(upstream);
@@ -72,7 +72,7 @@ GRADED_TEST(PinnedPool, Walkthrough, 2, "a pinned host pool: 400 bytes use 512, 
     expect_stats(pool, upstream, {0, 0, 0}, "after free_all_blocks");
 }
 
-GRADED_TEST(PinnedPool, ReuseWaitsForQueuedCopy, 2,
+GRADED_STREAM_TEST(PinnedPool, ReuseWaitsForQueuedCopy, 2,
             "a pinned block freed while a queued copy still reads it is not handed back to be overwritten") {
     course::stream s;
     counting_upstream upstream(lesson04::pinned_host_upstream());
@@ -131,7 +131,7 @@ GRADED_TEST(PinnedPool, ReuseWaitsForQueuedCopy, 2,
     pool.deallocate(next, bytes, s);
 }
 
-GRADED_TEST(AsyncPool, AllocateAndFree, 2, "cudaMallocAsync pool: allocate on a stream, use, free") {
+GRADED_STREAM_TEST(AsyncPool, AllocateAndFree, 2, "cudaMallocAsync pool: allocate on a stream, use, free") {
     course::stream s;
     lesson04::async_pool pool;
     if (observe("allocate(0) returned a block", pool.allocate(0, s) != nullptr))
@@ -176,7 +176,7 @@ GRADED_TEST(AsyncPool, AllocateAndFree, 2, "cudaMallocAsync pool: allocate on a 
         ADD_FAILURE() << "the array was destroyed, its memory should be back in the pool";
 }
 
-GRADED_TEST(AsyncPool, ReleaseThreshold, 2,
+GRADED_STREAM_TEST(AsyncPool, ReleaseThreshold, 2,
             "cudaMallocAsync pool: the release threshold keeps or returns memory") {
     course::stream s;
     const std::size_t GiB = 1024 * MiB;

@@ -54,7 +54,7 @@ course::device_span<int> ints(void* p, std::size_t bytes) {
 
 }  // namespace
 
-GRADED_TEST(MemoryPool, CupyWalkthrough, 2,
+GRADED_STREAM_TEST(MemoryPool, CupyWalkthrough, 2,
             "CuPy's walkthrough: a 400-byte array uses 512; freed, kept; free_all_blocks") {
     counting_upstream upstream(lesson04::cuda_malloc_upstream());
     lesson04::memory_pool pool(upstream);
@@ -77,7 +77,7 @@ GRADED_TEST(MemoryPool, CupyWalkthrough, 2,
     expect_stats(pool, upstream, {0, 0, 0}, "after free_all_blocks");
 }
 
-GRADED_TEST(MemoryPool, SameStreamReuseDoesNotWait, 2,
+GRADED_STREAM_TEST(MemoryPool, SameStreamReuseDoesNotWait, 2,
             "a block freed on a stream comes straight back on that stream, without waiting") {
     course::stream a;
     counting_upstream upstream(lesson04::cuda_malloc_upstream());
@@ -119,7 +119,7 @@ GRADED_TEST(MemoryPool, SameStreamReuseDoesNotWait, 2,
     pool.deallocate(q, bytes, a);
 }
 
-GRADED_TEST(MemoryPool, StreamSafety, 3,
+GRADED_STREAM_TEST(MemoryPool, StreamSafety, 3,
             "a block freed on stream A is not handed to stream B while A still uses it") {
     course::stream a, b;
     counting_upstream upstream(lesson04::cuda_malloc_upstream());

@@ -158,7 +158,7 @@ GRADED_TEST_ALONE(Timing, CountsOnlyItsOwnWork, 2,
     stream.synchronize();
 }
 
-GRADED_TEST(Dependency, ConsumerWaitsForProducer, 3,
+GRADED_STREAM_TEST(Dependency, ConsumerWaitsForProducer, 3,
             "a consumer on stream B sees what a slow producer on stream A wrote") {
     constexpr std::size_t n = std::size_t{1} << 16;
     constexpr int produced = 42;
@@ -206,7 +206,7 @@ GRADED_TEST(Dependency, ConsumerWaitsForProducer, 3,
         stale, n, right, produced);
 }
 
-GRADED_TEST(Dependency, HostIsNotBlocked, 1, "add_dependency returns at once, without waiting for the producer") {
+GRADED_STREAM_TEST(Dependency, HostIsNotBlocked, 1, "add_dependency returns at once, without waiting for the producer") {
     course::stream a, b;
     course::event marker(cudaEventDisableTiming);
     warm_up(a);

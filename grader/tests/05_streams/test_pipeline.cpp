@@ -293,7 +293,7 @@ GRADED_TEST(Serial, MatchesReference, 1, "serial version: 2^20 + 7 elements") {
     expect_transformed(in, out, 1);
 }
 
-GRADED_TEST(Pipeline, EmptyInput, 1, "n = 0 does nothing (and does not look at the pointers)") {
+GRADED_STREAM_TEST(Pipeline, EmptyInput, 1, "n = 0 does nothing (and does not look at the pointers)") {
     // What each call threw, if anything, is the evidence.
     const auto thrown = [](const std::function<void()>& call) {
         std::string what;
@@ -313,28 +313,28 @@ GRADED_TEST(Pipeline, EmptyInput, 1, "n = 0 does nothing (and does not look at t
     EXPECT_TRUE(serial.empty()) << "serial_transform with n = 0 threw: " << serial;
 }
 
-GRADED_TEST(Pipeline, OneStreamOneChunk, 1, "1 stream, 1 chunk (the serial shape): 100,000 elements") {
+GRADED_STREAM_TEST(Pipeline, OneStreamOneChunk, 1, "1 stream, 1 chunk (the serial shape): 100,000 elements") {
     check_pipeline(100000, 1, 1);
 }
 
-GRADED_TEST(Pipeline, OneToEightStreams, 3, "1 to 8 streams, 16 chunks: 2^20 + 13 elements") {
+GRADED_STREAM_TEST(Pipeline, OneToEightStreams, 3, "1 to 8 streams, 16 chunks: 2^20 + 13 elements") {
     for (int streams = 1; streams <= 8; ++streams) check_pipeline((std::size_t{1} << 20) + 13, streams, 16);
 }
 
-GRADED_TEST(Pipeline, UnevenChunks, 2, "n not divisible by the number of chunks, and fewer elements than chunks") {
+GRADED_STREAM_TEST(Pipeline, UnevenChunks, 2, "n not divisible by the number of chunks, and fewer elements than chunks") {
     check_pipeline(1000003, 3, 7);
     check_pipeline(65537, 4, 4);
     check_pipeline(5, 2, 8);
     check_pipeline(1, 4, 3);
 }
 
-GRADED_TEST(Pipeline, MoreStreamsThanChunks, 1, "8 streams, 3 chunks") { check_pipeline(300001, 8, 3); }
+GRADED_STREAM_TEST(Pipeline, MoreStreamsThanChunks, 1, "8 streams, 3 chunks") { check_pipeline(300001, 8, 3); }
 
-GRADED_TEST(Pipeline, Large, 2, "2^24 + 11 elements, 4 streams, 12 chunks") {
+GRADED_STREAM_TEST(Pipeline, Large, 2, "2^24 + 11 elements, 4 streams, 12 chunks") {
     check_pipeline((std::size_t{1} << 24) + 11, 4, 12);
 }
 
-GRADED_TEST(Pipeline, RejectsBadArguments, 1, "0 streams or 0 chunks is an std::invalid_argument") {
+GRADED_STREAM_TEST(Pipeline, RejectsBadArguments, 1, "0 streams or 0 chunks is an std::invalid_argument") {
     const pinned_input in(16, "host_in");
     pinned_output out(16);
     for (const auto& [streams, chunks] : {std::pair{0, 4}, std::pair{4, 0}, std::pair{-1, 4}}) {
@@ -346,7 +346,7 @@ GRADED_TEST(Pipeline, RejectsBadArguments, 1, "0 streams or 0 chunks is an std::
     }
 }
 
-GRADED_TEST(Pinned, PageableRejected, 2, "pageable host memory is refused, with the reason and the fix") {
+GRADED_STREAM_TEST(Pinned, PageableRejected, 2, "pageable host memory is refused, with the reason and the fix") {
     constexpr std::size_t n = 4096;
     const pinned_input in(n, "host_in");
     pinned_output out(n);
@@ -386,7 +386,7 @@ GRADED_TEST(Pinned, PageableRejected, 2, "pageable host memory is refused, with 
     }
 }
 
-GRADED_TEST(Pinned, RegisteredAccepted, 1, "memory pinned with cudaHostRegister is accepted: 10,007 elements") {
+GRADED_STREAM_TEST(Pinned, RegisteredAccepted, 1, "memory pinned with cudaHostRegister is accepted: 10,007 elements") {
     constexpr std::size_t n = 10007;
     const pinned_input in(n, "host_in");
     registered_buffer host_in(n), host_out(n);

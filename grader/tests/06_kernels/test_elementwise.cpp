@@ -224,7 +224,7 @@ GRADED_TEST(Elementwise, RejectsTooManyThreads, 1, "multiply_add with 2048 threa
         "multiply_add with 2048 threads per block");
 }
 
-GRADED_TEST(Elementwise, HonoursStream, 1,
+GRADED_STREAM_TEST(Elementwise, HonoursStream, 1,
             "multiply_add honours a non-blocking stream with work queued ahead (100,003 elements)") {
     using namespace course::testing;
     const std::size_t n = 100003;

@@ -102,7 +102,7 @@ GRADED_TEST(RawKernel, MyAddSizes, 1, "my_add: 1, 1025 and 2^20 + 3 elements, fl
     check_my_add<double>(1025, 128);
 }
 
-GRADED_TEST(RawKernel, HonoursStream, 1,
+GRADED_STREAM_TEST(RawKernel, HonoursStream, 1,
             "my_add honours a non-blocking stream with work queued ahead (100,003 elements)") {
     using namespace course::testing;
     const std::size_t n = 100003;

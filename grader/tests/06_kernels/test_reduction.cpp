@@ -279,7 +279,7 @@ GRADED_TEST(Reduction, SumRepeatedLarge, 2,
     expect_unchanged(x);
 }
 
-GRADED_TEST(Reduction, HonoursStream, 1,
+GRADED_STREAM_TEST(Reduction, HonoursStream, 1,
             "sum honours a non-blocking stream with work queued ahead (100,003 whole numbers)") {
     using namespace course::testing;
     const std::size_t n = 100003;

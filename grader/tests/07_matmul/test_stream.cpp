@@ -63,20 +63,20 @@ constexpr const char* launch_on_stream = "launch with `<<<grid, block, 0, stream
 
 }  // namespace
 
-GRADED_TEST(Naive, HonoursStream, 1, "naive honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
+GRADED_STREAM_TEST(Naive, HonoursStream, 1, "naive honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
     check_on_stream("matmul_naive", launch_on_stream, lesson07::matmul_naive);
 }
 
-GRADED_TEST(Tiled, HonoursStream, 1, "tiled honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
+GRADED_STREAM_TEST(Tiled, HonoursStream, 1, "tiled honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
     check_on_stream("matmul_tiled", launch_on_stream, lesson07::matmul_tiled);
 }
 
-GRADED_TEST(RegisterBlocked, HonoursStream, 1,
+GRADED_STREAM_TEST(RegisterBlocked, HonoursStream, 1,
             "register-blocked honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
     check_on_stream("matmul_register_blocked", launch_on_stream, lesson07::matmul_register_blocked);
 }
 
-GRADED_TEST(Cublas, HonoursStream, 1,
+GRADED_STREAM_TEST(Cublas, HonoursStream, 1,
             "cuBLAS honours a non-blocking stream with work queued ahead (130 x 97 x 70)") {
     lesson07::cublas_matmul multiply;  // one handle for every call, as a program keeps it
     check_on_stream("cublas_matmul", "give the handle the stream, cublasSetStream(handle, stream), before cublasSgemm",

@@ -80,9 +80,10 @@ with tempfile.TemporaryDirectory() as logs:
         "    1.000     0.010  |#   |  student: start-up\n"
         "    1.010     0.500  |#   |  student: VecAdd.Tiny (its process's first GPU test: CUDA starts)\n"
         "    1.000     0.010  |#   |  judge: start-up\n"
-        "    2.000     0.010  |  # |  student: start-up\n"
-        "    2.500     0.080  |   #|  sanitizer1: start-up\n")
+        "    2.000     0.010  |  # |  student: start-up (one hardware queue)\n"
+        "    2.500     0.080  |   #|  sanitizer1: start-up (one hardware queue)\n")
     (pathlib.Path(logs) / "b.timings.txt").write_text("    0.100     0.010  |#   |  profile1: start-up\n")
     (pathlib.Path(logs) / "batch.json").write_text("{}")
-    check(cuda_processes(logs) == {"graded": 3, "explaining": 2}, f"processes: {cuda_processes(logs)}")
+    check(cuda_processes(logs) == {"graded": 3, "explaining": 2, "graded_one_queue": 1, "explaining_one_queue": 1},
+          f"processes: {cuda_processes(logs)}")
 sys.exit(check.finish("bench_batch floors"))

@@ -184,12 +184,14 @@ void note_niceness() {
     std::ofstream(std::getenv("FAKE_NICENESS")) << (errno == 0 ? std::to_string(niceness) : "unknown");
 }
 
-// FAKE_CONNECTIONS=<file>: the program writes there the number of hardware
-// queues it would ask the CUDA driver for ("unset": the driver's default).
-void note_connections() {
+// FAKE_CONNECTIONS=<folder>: the program writes there, in a file named
+// after `test`, the number of hardware queues its process would ask the
+// CUDA driver for ("unset": the driver's default).
+void note_connections(const std::string& test) {
     if (!asked("FAKE_CONNECTIONS")) return;
     const char* connections = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-    std::ofstream(std::getenv("FAKE_CONNECTIONS")) << (connections ? connections : "unset");
+    std::ofstream(std::filesystem::path(std::getenv("FAKE_CONNECTIONS")) / test)
+        << (connections ? connections : "unset");
 }
 
 // FAKE_CHATTY: a right answer after 2 GiB of debugging output, more than
@@ -197,7 +199,7 @@ void note_connections() {
 GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
     note_niceness();
-    note_connections();
+    note_connections("Passes");
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     start_helpers_during_a_test();
@@ -239,6 +241,7 @@ GRADED_HOST_TEST(Fake, Unfinished, 1, "a test of unfinished work") {
 GRADED_HOST_TEST(Fake, Last, 1, "the last test") {
     // Run after a failed test: the judge no longer works ahead.
     judge_leaves_mark("Last");
+    note_connections("Last");
     if (asked("FAKE_MARKS"))
         EXPECT_FALSE(judge_started("Last", std::chrono::milliseconds(300))) << "the judge worked ahead of a failure";
     const int got = course::testing::observe("answer", answer());
@@ -274,3 +277,10 @@ COURSE_GRADED_TEST_J_(FakeHost, Speed, 3, "a performance test", performance, fal
     EXPECT_GE(speed, 42) << "too slow";
 }
 
+// A check of the order of work on different streams (GRADED_STREAM_TEST),
+// which the grader must not run with one hardware queue.
+COURSE_GRADED_TEST_S_(FakeHost, AcrossStreams, 1, "a test of stream order", correctness, false, false, false, false,
+                      true, ::course::testing::host_test) {
+    note_connections("AcrossStreams");
+    EXPECT_EQ(course::testing::observe("answer", answer()), 42);
+}

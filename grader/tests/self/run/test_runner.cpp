@@ -75,12 +75,14 @@ const grader::graded_test& find(const std::vector<grader::graded_test>& tests, c
 
 TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
     const auto listed = grader::list_graded_tests(FAKE_GRADED_JUDGE, scratch_dir());
-    ASSERT_EQ(listed.size(), 9u);
+    ASSERT_EQ(listed.size(), 10u);
     EXPECT_EQ(listed[1].id, "FakeHost.Fails");
     EXPECT_EQ(listed[1].points, 2);
     EXPECT_EQ(listed[1].title, "a test that fails");
     EXPECT_FALSE(listed[1].gpu);
     EXPECT_EQ(listed[8].kind, "performance");
+    EXPECT_FALSE(listed[8].across_streams);
+    EXPECT_TRUE(listed[9].across_streams) << "GRADED_STREAM_TEST's mark reaches the grader";
 }
 
 TEST(Runner, ReportsPassAndFailWithCleanMessages) {
@@ -765,29 +767,65 @@ TEST(Runner, SanitizerRerunsRunNicerThanTheGrading) {
 }
 
 // A rerun's CUDA context opens one hardware queue (cheaper to create and
-// destroy, explain.cpp); the graded run's programs keep the driver's default.
-TEST(Runner, SanitizerRerunsAskForOneHardwareQueueAndGradedRunsDoNot) {
+// destroy, explain.cpp); a graded run's process that runs a test of stream
+// order keeps the driver's default.
+TEST(Runner, SanitizerRerunsAskForOneHardwareQueue) {
     const course::temp_dir tool_dir("grader-fake-sanitizer");
     const auto tool = tool_dir.path() / "compute-sanitizer";
     const auto rerun_noted = tool_dir.path() / "rerun-connections.txt";
     std::ofstream(tool) << "#!/bin/sh\necho \"${CUDA_DEVICE_MAX_CONNECTIONS:-unset}\" > '" << rerun_noted.string()
                         << "'\n";
     std::filesystem::permissions(tool, std::filesystem::perms::owner_all);
-    const auto graded_noted = tool_dir.path() / "graded-connections.txt";
-    setenv("FAKE_CONNECTIONS", graded_noted.c_str(), 1);
+    setenv("FAKE_CONNECTIONS", tool_dir.path().c_str(), 1);
     setenv("COURSE_COMPUTE_SANITIZER", tool.c_str(), 1);
     auto options = fake_options();
-    options.only = {"FakeHost.Passes"};
+    options.only = {"FakeHost.Passes", "FakeHost.AcrossStreams"};
     grader::graded_run run = grader::run_graded_tests(options);
     unsetenv("FAKE_CONNECTIONS");
-    ASSERT_EQ(run.tests.size(), 1u);
+    ASSERT_EQ(run.tests.size(), 2u);
     EXPECT_EQ(run.tests[0].status, test_status::passed) << all_messages(run.tests[0]);
-    EXPECT_EQ(grader::file_text(graded_noted), "unset");
+    EXPECT_EQ(grader::file_text(tool_dir.path() / "Passes"), "unset");
     run.tests[0].gpu = true;
     run.tests[0].status = test_status::failed;
     grader::explain_failures(options, run);
     unsetenv("COURSE_COMPUTE_SANITIZER");
     EXPECT_EQ(grader::file_text(rerun_noted), "1\n");
+}
+
+// After a crash, a process that runs neither a timed test nor one of stream
+// order opens one hardware queue; one that runs a test of stream order
+// keeps the driver's default, and in a parallel wave such tests get a line
+// of their own, so that the others need not keep it.
+TEST(Runner, ARestartOpensOneHardwareQueueUnlessItRunsATestOfStreamOrder) {
+    const course::temp_dir noted("grader-connections");
+    setenv("FAKE_CONNECTIONS", noted.path().c_str(), 1);
+    env_var crash("FAKE_CRASH");
+    grader::step_timings timings;
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.Crashes", "FakeHost.Last", "FakeHost.AcrossStreams"};
+    options.timings = &timings;
+    const auto tests = grader::judge_graded_tests(options).tests;
+    unsetenv("FAKE_CONNECTIONS");
+    EXPECT_EQ(find(tests, "FakeHost.Crashes").status, test_status::crashed);
+    EXPECT_EQ(find(tests, "FakeHost.Last").status, test_status::passed);
+    EXPECT_EQ(find(tests, "FakeHost.AcrossStreams").status, test_status::passed);
+    EXPECT_EQ(grader::file_text(noted.path() / "Passes"), "unset") << "the first process runs every test";
+    EXPECT_EQ(grader::file_text(noted.path() / "Last"), "1") << "a restart with no test of stream order";
+    EXPECT_EQ(grader::file_text(noted.path() / "AcrossStreams"), "unset");
+    EXPECT_NE(timings.format().find("student: start-up (one hardware queue)"), std::string::npos)
+        << timings.format();
+
+    // In one line, the restart still has the test of stream order to run:
+    // the default, for Last too.
+    grader::run_options one_line = fake_options();
+    setenv("FAKE_CONNECTIONS", noted.path().c_str(), 1);
+    grader::test_processes processes(one_line, one_line.tests_program, "record", "one-line", one_line.per_test_limit);
+    processes.one_hardware_queue_unless({"FakeHost.AcrossStreams"});
+    const auto results =
+        processes.run({"FakeHost.Passes", "FakeHost.Crashes", "FakeHost.Last", "FakeHost.AcrossStreams"});
+    unsetenv("FAKE_CONNECTIONS");
+    EXPECT_EQ(results.at("FakeHost.Last").status, test_status::passed);
+    EXPECT_EQ(grader::file_text(noted.path() / "Last"), "unset");
 }
 
 TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {

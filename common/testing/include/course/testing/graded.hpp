@@ -23,6 +23,16 @@
 // GRADED_TEST_ALONE  a correctness test that times GPU work: like every
 //                    performance test, the grader runs it with the GPU to
 //                    itself (the judge, grader/TRUST.md, waits meanwhile).
+// GRADED_STREAM_TEST a correctness test of how work on different streams is
+//                    ordered (a stream held while work is queued elsewhere,
+//                    an event between two streams, copies overlapping
+//                    kernels). The GPU shows that only where each stream has
+//                    a hardware queue of its own: with one queue
+//                    (CUDA_DEVICE_MAX_CONNECTIONS=1) the driver runs all work
+//                    in the order it was issued, and a call that ignored its
+//                    stream would look right. The grader starts a process
+//                    with one queue only where it runs none of these tests
+//                    and no timed one (grader/src/run/test_processes.hpp).
 #include <gtest/gtest.h>
 
 #include <cstdint>
@@ -45,6 +55,8 @@ struct graded_test_info {
     // The judge takes its time (replaying the student's calls), so the judge's
     // test, not the student's program's, is the one that needs the GPU alone.
     bool timed_by_judge = false;
+    // It checks how work on different streams is ordered (GRADED_STREAM_TEST).
+    bool across_streams = false;
     std::string id() const { return suite + "." + name; }
 };
 
@@ -54,6 +66,10 @@ const std::vector<graded_test_info>& graded_tests();
 const graded_test_info* find_graded(const std::string& id);
 // The graded test running now; null outside one.
 const graded_test_info* current_graded();
+// For a check of stream order (a held stream): throws, naming `check`, where
+// the graded test running it is not a GRADED_STREAM_TEST, which the grader
+// might run with one hardware queue, where the check cannot fail.
+void require_across_streams(const char* check);
 
 // The run-wide seed (--seed=N, or COURSE_SEED, or drawn at start and printed).
 std::uint64_t run_seed();
@@ -77,11 +93,14 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, fixture) \
-    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(                    \
-        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed,               \
-         timed_by_judge});                                                                                         \
+#define COURSE_GRADED_TEST_S_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge,   \
+                              across_streams, fixture)                                                     \
+    static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(              \
+        {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed,         \
+         timed_by_judge, across_streams});                                                                   \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
+#define COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, fixture) \
+    COURSE_GRADED_TEST_S_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, false, fixture)
 #define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, kernel_speed, fixture) \
     COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, false, fixture)
 #define COURSE_GRADED_TEST_(suite, name, points, title, kind, gpu, alone, fixture) \
@@ -91,6 +110,9 @@ protected:
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, false, ::course::testing::gpu_test)
 #define GRADED_TEST_ALONE(suite, name, points, title) \
     COURSE_GRADED_TEST_(suite, name, points, title, correctness, true, true, ::course::testing::gpu_test)
+#define GRADED_STREAM_TEST(suite, name, points, title)                                                   \
+    COURSE_GRADED_TEST_S_(suite, name, points, title, correctness, true, false, false, false, true, \
+                          ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
     COURSE_GRADED_TEST_J_(suite, name, points, title, performance, true, true, true, true, ::course::testing::gpu_test)
 #define GRADED_PERF_TEST_SYSTEM(suite, name, points, title) \
