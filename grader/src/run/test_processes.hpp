@@ -151,7 +151,8 @@ public:
     // and stream tests too. One queue runs all work in the order it was
     // issued: a correct program gives the same answers, a call that ignored
     // its stream would look right (so those tests keep the default), and a
-    // timed test would time what it never saw (so those do too). In a
+    // timed test would time streams of the student's run one after another,
+    // where the solution's were measured side by side (so those do too). In a
     // parallel wave (restart_in_parallel) the tests in `need_queues` get a
     // line of their own, so that the other lines can have one queue.
     void one_hardware_queue_unless(std::set<std::string> need_queues) {
