@@ -200,6 +200,8 @@ GRADED_HOST_TEST(Fake, Passes, 1, "a test that passes") {
     judge_leaves_mark("Passes");
     note_niceness();
     note_connections("Passes");
+    // FAKE_UNMARKED_STREAM_CHECK: a check of stream order in a test not declared as one.
+    if (asked("FAKE_UNMARKED_STREAM_CHECK")) course::testing::require_across_streams("a check of stream order");
     if (asked("FAKE_MARKS")) EXPECT_TRUE(judge_started("Passes", std::chrono::seconds(10))) << "the judge waited";
     if (asked("FAKE_CHATTY")) chatter(std::size_t{2} << 30, 4096);
     start_helpers_during_a_test();
@@ -282,5 +284,6 @@ COURSE_GRADED_TEST_J_(FakeHost, Speed, 3, "a performance test", performance, fal
 COURSE_GRADED_TEST_S_(FakeHost, AcrossStreams, 1, "a test of stream order", correctness, false, false, false, false,
                       true, ::course::testing::host_test) {
     note_connections("AcrossStreams");
+    course::testing::require_across_streams("a check of stream order");
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
 }

@@ -766,6 +766,23 @@ TEST(Runner, SanitizerRerunsRunNicerThanTheGrading) {
     EXPECT_EQ(grader::file_text(noted), std::to_string(std::min(19, own_niceness() + 10)) + "\n");
 }
 
+// A check of stream order runs only in a test declared as one
+// (GRADED_STREAM_TEST), which the grader never runs with one hardware
+// queue; elsewhere it fails the test, saying why.
+TEST(Runner, ACheckOfStreamOrderNeedsATestDeclaredAsOne) {
+    env_var unmarked("FAKE_UNMARKED_STREAM_CHECK");
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.AcrossStreams"};
+    const auto tests = grader::judge_graded_tests(options).tests;
+    const auto& passes = find(tests, "FakeHost.Passes");
+    EXPECT_EQ(passes.status, test_status::failed);
+    EXPECT_NE(all_messages(passes).find("FakeHost.Passes uses a check of stream order, which checks the order of "
+                                        "work on different streams, but is not declared with GRADED_STREAM_TEST"),
+              std::string::npos)
+        << all_messages(passes);
+    EXPECT_EQ(find(tests, "FakeHost.AcrossStreams").status, test_status::passed);
+}
+
 // A rerun's CUDA context opens one hardware queue (cheaper to create and
 // destroy, explain.cpp); a graded run's process that runs a test of stream
 // order keeps the driver's default.
