@@ -83,13 +83,11 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
         for (const auto& id : remaining)
             (std::find(then.begin(), then.end(), id) == then.end() ? first : second).push_back(id);
         if (first.empty()) first.swap(second);
-        if (one_queue_for(remaining) && std::none_of(env.begin(), env.end(), [](const auto& e) {
-                return e.first == hardware_queues_variable;
-            }))
-            env.emplace_back(hardware_queues_variable, "1");
-        const bool one_queue = std::any_of(env.begin(), env.end(), [](const auto& e) {
-            return e.first == hardware_queues_variable && e.second == "1";
-        });
+        // One queue where the caller's environment asks for it (a tool's rerun) or these tests allow it.
+        const auto queues = std::find_if(env.begin(), env.end(),
+                                         [](const auto& e) { return e.first == hardware_queues_variable; });
+        const bool one_queue = queues == env.end() ? one_queue_for(remaining) : queues->second == "1";
+        if (queues == env.end() && one_queue) env.emplace_back(hardware_queues_variable, "1");
         std::vector<std::string> argv{program_.string(), "--gtest_filter=" + fmt::format("{}", fmt::join(first, ":")),
                                       fmt::format("--seed={}", options_.seed)};
         if (!second.empty())
@@ -132,8 +130,8 @@ bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, st
     // Those that need the driver's hardware queues go in a line of their own
     // (one_hardware_queue_unless), so that the other lines can do with one.
     std::vector<std::string> own_line;
-    if (fewer_queues_) {
-        const auto needs = [&](const std::string& id) { return need_queues_.count(id) > 0; };
+    if (need_queues_) {
+        const auto needs = [&](const std::string& id) { return need_queues_->count(id) > 0; };
         std::copy_if(spread.begin(), spread.end(), std::back_inserter(own_line), needs);
         spread.erase(std::remove_if(spread.begin(), spread.end(), needs), spread.end());
     }
@@ -161,8 +159,8 @@ bool test_processes::run_a_parallel_wave(std::vector<std::string>& remaining, st
 }
 
 bool test_processes::one_queue_for(const std::vector<std::string>& ids) const {
-    return fewer_queues_ &&
-           std::none_of(ids.begin(), ids.end(), [&](const std::string& id) { return need_queues_.count(id) > 0; });
+    return need_queues_ &&
+           std::none_of(ids.begin(), ids.end(), [&](const std::string& id) { return need_queues_->count(id) > 0; });
 }
 
 void test_processes::tell_finished(const std::string& id, const outcome& result) {

@@ -155,10 +155,7 @@ public:
     // where the solution's were measured side by side (so those do too). In a
     // parallel wave (restart_in_parallel) the tests in `need_queues` get a
     // line of their own, so that the other lines can have one queue.
-    void one_hardware_queue_unless(std::set<std::string> need_queues) {
-        fewer_queues_ = true;
-        need_queues_ = std::move(need_queues);
-    }
+    void one_hardware_queue_unless(std::set<std::string> need_queues) { need_queues_ = std::move(need_queues); }
 
     // Takes tests that have not started off the list (from on_finish).
     void cancel(const std::vector<std::string>& ids);
@@ -224,8 +221,8 @@ private:
     std::atomic<int> ignored_ = 0;
     int parallel_restarts_ = 1;
     std::set<std::string> keep_in_line_;
-    bool fewer_queues_ = false;
-    std::set<std::string> need_queues_;
+    // one_hardware_queue_unless's tests; none: every process keeps the driver's default.
+    std::optional<std::set<std::string>> need_queues_;
     // Whether a process that runs `ids` starts with one hardware queue (one_hardware_queue_unless).
     bool one_queue_for(const std::vector<std::string>& ids) const;
     std::mutex callback_mutex_;  // on_finish, on_start and the refusals noted, one at a time
