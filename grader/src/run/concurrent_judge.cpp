@@ -22,8 +22,20 @@ concurrent_judge::concurrent_judge(const run_options& options, const std::vector
     ids_.insert(ids_.end(), then.begin(), then.end());
     // The judge may wait a whole test of the student's before judging it.
     const auto limit = 2 * options.per_test_limit + options.judge_extra_time;
+    // The judge opens one hardware queue (one_hardware_queue_env): every
+    // graded run starts one, and its verdicts never depend on work of
+    // different streams running side by side. A verdict of stream order
+    // compares what the student's program recorded with the inputs
+    // (stream_order.cpp); the judge's own calls only stand in for it. A timed
+    // replay queues every call on one stream behind a hold (replayed_calls.hpp),
+    // as does a yardstick. What one queue changes: where a forged pass of a
+    // test of stream order is replayed with the mistake made on purpose, the
+    // replay's call waits behind the hold as well and gives the right output,
+    // so the failure says the output was wrong without naming the stream.
+    auto env = grader_words_env(claims_dir(options), options.per_test_limit);
+    env.push_back(one_hardware_queue_env);
     judge_ = std::make_unique<test_processes>(options, options.judge_program, "judge", log_prefix, limit,
-                                              grader_words_env(claims_dir(options), options.per_test_limit));
+                                              std::move(env));
     // Outside a batch, and only where the judge is the course's solution
     // (also where it grades the solution itself, `--solution`): a practice
     // grade's judge is the student's program (grade.cpp), which the grader

@@ -22,19 +22,6 @@ namespace grader {
 
 namespace {
 
-// A CUDA context's creation and teardown take a lock in the driver that
-// every process on the machine waits for, and both take longer the more
-// hardware queues (connections) the context opens: 8 unless told. On an
-// H200, 16 processes starting at once each took 1.9 s to create a context
-// and 1.1 s to destroy it with 8, and 0.57 s and 0.36 s with 1, and a
-// batch starts a process for every rerun. A rerun explains one test and
-// decides nothing, and the tools run its kernels one at a time anyway, so
-// it asks for one queue. A graded run's process keeps the driver's default
-// where it runs a timed test or one of stream order: one queue would put a
-// kernel launched on the wrong stream behind the work it must not wait
-// for, and hide the mistake (test_processes::one_hardware_queue_unless).
-const test_processes::env_list::value_type one_hardware_queue{"CUDA_DEVICE_MAX_CONNECTIONS", "1"};
-
 // Runs single tests of the student's program again under a tool
 // (compute-sanitizer, ncu), each alone in a process of its own (sandboxed
 // where the run is), with logs and evidence in a folder of their own, apart
@@ -65,7 +52,10 @@ public:
              test_processes::env_list env = {}, gpu_turn* alone_while_testing = nullptr,
              const std::atomic<bool>* stop = nullptr) {
         const auto go = gpu_alone_word(rerun_, course::testing::evidence_file_name(id));
-        env.push_back(one_hardware_queue);
+        // A rerun explains one test and decides nothing, and the tools run
+        // its kernels one at a time anyway: its process needs no more than
+        // one hardware queue, the cheapest context to create and destroy.
+        env.push_back(one_hardware_queue_env);
         if (alone_while_testing) {
             std::error_code ec;
             std::filesystem::remove(go, ec);  // an earlier rerun's word

@@ -28,9 +28,6 @@ exit_status as_seen_inside(exit_status status) {
 // Why a test that no process of the program reached has no result.
 constexpr const char* never_ran = "the test program never ran this test";
 
-// How many hardware queues (connections) a process's CUDA contexts open.
-constexpr const char* hardware_queues_variable = "CUDA_DEVICE_MAX_CONNECTIONS";
-
 double seconds(std::chrono::milliseconds ms) { return std::chrono::duration<double>(ms).count(); }
 }  // namespace
 
@@ -85,9 +82,10 @@ void test_processes::run_rounds(std::vector<std::string>& remaining, std::map<st
         if (first.empty()) first.swap(second);
         // One queue where the caller's environment asks for it (a tool's rerun) or these tests allow it.
         const auto queues = std::find_if(env.begin(), env.end(),
-                                         [](const auto& e) { return e.first == hardware_queues_variable; });
-        const bool one_queue = queues == env.end() ? one_queue_for(remaining) : queues->second == "1";
-        if (queues == env.end() && one_queue) env.emplace_back(hardware_queues_variable, "1");
+                                         [](const auto& e) { return e.first == one_hardware_queue_env.first; });
+        const bool one_queue =
+            queues == env.end() ? one_queue_for(remaining) : queues->second == one_hardware_queue_env.second;
+        if (queues == env.end() && one_queue) env.push_back(one_hardware_queue_env);
         std::vector<std::string> argv{program_.string(), "--gtest_filter=" + fmt::format("{}", fmt::join(first, ":")),
                                       fmt::format("--seed={}", options_.seed)};
         if (!second.empty())

@@ -31,6 +31,19 @@ namespace grader {
 std::vector<std::pair<std::string, std::string>> grader_words_env(const std::filesystem::path& claims,
                                                                   std::chrono::milliseconds per_test_limit);
 
+// CUDA_DEVICE_MAX_CONNECTIONS=1: the process's CUDA contexts open one
+// hardware queue (connection), not the driver's default 8. A context's
+// creation and teardown take a lock in the driver that every process on the
+// machine waits for, and both take longer the more queues the context opens:
+// on an H200, 16 processes starting at once each took 1.9 s to create a
+// context and 1.1 s to destroy it with 8, and 0.57 s and 0.36 s with 1. A
+// batch starts a process for every run and rerun. One queue runs all work in
+// the order it was issued, so only a process whose verdicts cannot depend on
+// work of different streams running side by side may have it: a tool's rerun
+// (explain.cpp), the judge (concurrent_judge.cpp), a graded run's process
+// with neither a timed test nor one of stream order (one_hardware_queue_unless).
+inline const std::pair<std::string, std::string> one_hardware_queue_env{"CUDA_DEVICE_MAX_CONNECTIONS", "1"};
+
 // GLIBC_TUNABLES for the test programs: `inherited` (the grader's own, or
 // null) after the course's. A graded test allocates host vectors of up to
 // 128 MiB (2^24 doubles), and with the kernel's 4 KiB pages each costs 32,768
@@ -146,7 +159,7 @@ public:
     // (CUDA_DEVICE_MAX_CONNECTIONS=1): the driver creates and tears down
     // CUDA contexts one at a time for the whole machine, and one with a
     // single queue about three times faster than one with its default 8
-    // (explain.cpp has the H200's figures). In practice such a process is
+    // (one_hardware_queue_env has the H200's figures). In practice such a process is
     // a restart after a crash, since a lesson's first process runs its timed
     // and stream tests too. One queue runs all work in the order it was
     // issued: a correct program gives the same answers, a call that ignored

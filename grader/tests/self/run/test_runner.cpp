@@ -845,6 +845,22 @@ TEST(Runner, ARestartOpensOneHardwareQueueUnlessItRunsATestOfStreamOrder) {
     EXPECT_EQ(grader::file_text(noted.path() / "Last"), "unset");
 }
 
+// The judge opens one hardware queue, where it judges a test of stream
+// order too: that verdict comes from what the student's program recorded,
+// and the student's program there keeps the driver's default.
+TEST(Runner, TheJudgeOpensOneHardwareQueue) {
+    const course::temp_dir noted("grader-connections");
+    setenv("FAKE_CONNECTIONS", noted.path().c_str(), 1);
+    auto options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.AcrossStreams"};
+    const auto tests = grader::judge_graded_tests(options).tests;
+    unsetenv("FAKE_CONNECTIONS");
+    EXPECT_EQ(find(tests, "FakeHost.AcrossStreams").status, test_status::passed);
+    EXPECT_EQ(grader::file_text(noted.path() / "AcrossStreams"), "unset");
+    EXPECT_EQ(grader::file_text(noted.path() / "Passes.judge"), "1");
+    EXPECT_EQ(grader::file_text(noted.path() / "AcrossStreams.judge"), "1");
+}
+
 TEST(TestProcesses, GlibcIsAskedForHugePagesAndTheGradersOwnTunablesWin) {
     const std::string alone = grader::glibc_tunables_for_tests(nullptr);
     EXPECT_EQ(alone.rfind("glibc.malloc.hugetlb=1:", 0), 0u) << alone;
