@@ -155,20 +155,17 @@ public:
 
     // A process whose tests are all outside `need_queues` (the timed tests,
     // and those that check the order of work on different streams,
-    // GRADED_STREAM_TEST) starts with one hardware queue
-    // (CUDA_DEVICE_MAX_CONNECTIONS=1): the driver creates and tears down
-    // CUDA contexts one at a time for the whole machine, and one with a
-    // single queue about three times faster than one with its default 8
-    // (one_hardware_queue_env has the H200's figures). In practice such a
-    // process is a restart after a crash, since a lesson's first process runs
-    // its timed and stream tests too. One queue runs all work in the order it
-    // was issued: a correct program gives the same answers, a call that
-    // ignored its stream would look right (so those tests keep the default),
-    // and a timed test would time streams of the student's run one after
-    // another, where the solution's were measured side by side (so those do
-    // too). In a parallel wave (restart_in_parallel) the tests in
-    // `need_queues` get a line of their own, so that the other lines can have
-    // one queue.
+    // GRADED_STREAM_TEST) starts with one hardware queue, the cheaper
+    // context to create and destroy (one_hardware_queue_env says why). In
+    // practice such a process is a restart after a crash, since a lesson's
+    // first process runs its timed and stream tests too. One queue runs all
+    // work in the order it was issued: a correct program gives the same
+    // answers, a call that ignored its stream would look right (so those
+    // tests keep the default), and a timed test would time streams of the
+    // student's run one after another, where the solution's were measured
+    // side by side (so those do too). In a parallel wave (restart_in_parallel)
+    // the tests in `need_queues` get a line of their own, so that the other
+    // lines can have one queue.
     void one_hardware_queue_unless(std::set<std::string> need_queues) { need_queues_ = std::move(need_queues); }
 
     // Takes tests that have not started off the list (from on_finish).
