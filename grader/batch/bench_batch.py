@@ -19,7 +19,9 @@ schedule can beat N / that time: the bound), what else the GPU did (shared by co
 sanitizer's reruns, idle), a floor that adds the sharers' kernel time (which a
 timed test cannot overlap and stay fair, from nvidia-smi's samples), the
 same floor with every compute-sanitizer rerun counted whole (the driver
-cannot pause such a process, so no timed test runs beside one), the longest
+cannot pause such a process, so no timed test runs beside one), the time
+outside both (before the first run reached the GPU, and the command's own
+outside its engine) and the share of the floors in the rest, the longest
 wait to time a test and to profile one, with the share that overlapped each
 most (a hang shows there, or a program that ran on under a tool), how many
 processes the graded runs and the explanations started (each creates a CUDA
@@ -153,6 +155,23 @@ def reruns_whole_and_kernel_seconds(summary, busy):
     to the timed tests', whether the GPU was busy or not."""
     alone, reruns = spans_of(summary, ALONE), spans_of(summary, SANITIZER)
     return seconds_outside(reruns, alone) + busy_seconds(busy, alone + reruns)
+
+
+# A run's spans on the GPU: sharing it, alone, or an explanation's of either.
+ON_THE_GPU = ("shared", "alone", "explain_shared", "explain_alone")
+
+
+def outside_the_floors(summary, batch_s):
+    """The parts of the batch's time that neither floor counts, and that no
+    schedule of the GPU's work can overlap: the seconds before the first
+    run went on the GPU (the first submissions' builds, and the engine's
+    start), and `grader batch`'s own seconds outside its engine (its start-up
+    before, the gradebook and the class report after). The engine's clock,
+    the timeline's, starts after the one and ends before the other."""
+    gpu = spans_of(summary, ON_THE_GPU)
+    before = gpu[0][0] if gpu else 0.0
+    return {"before_first_gpu_work": before,
+            "outside_engine": max(0.0, batch_s - summary.get("seconds", {}).get("wall", batch_s))}
 
 
 def explaining_seconds(summary):
@@ -423,6 +442,14 @@ def main():
                      f"beside one): {sec['gpu_alone']:.1f} s alone + {reruns_whole:.1f} s of reruns and other kernels: "
                      f"{result['floor_reruns_whole_per_min']:.1f}/min; batch at "
                      f"{100 * (sec['gpu_alone'] + reruns_whole) / batch_s:.0f}% of it")
+        outside = outside_the_floors(summary, batch_s)
+        result["batch"]["outside_the_floors"] = outside
+        on_gpu_s = max(1e-9, batch_s - outside["before_first_gpu_work"] - outside["outside_engine"])
+        lines.append(f"  outside both floors: the first {outside['before_first_gpu_work']:.1f} s of the engine, before "
+                     f"any run was on the GPU (the first builds), and {outside['outside_engine']:.1f} s of `grader "
+                     f"batch` outside its engine (its start-up, the gradebook and the class report); the {on_gpu_s:.1f} s "
+                     f"between them are at {100 * (sec['gpu_alone'] + sharers_busy) / on_gpu_s:.0f}% of the floor and "
+                     f"{100 * (sec['gpu_alone'] + reruns_whole) / on_gpu_s:.0f}% of the floor with reruns whole")
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s

@@ -6,8 +6,8 @@ import sys
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[3] / "batch"))
 from batch_test_support import Checks  # noqa: E402
 from bench_batch import (cpu_busy_and_total, cuda_processes, explaining_seconds, longest_profile_wait,  # noqa: E402
-                         longest_timed_wait, mean_between, reruns_whole_and_kernel_seconds, sharers_kernel_seconds,
-                         spans_of)
+                         longest_timed_wait, mean_between, outside_the_floors, reruns_whole_and_kernel_seconds,
+                         sharers_kernel_seconds, spans_of)
 
 summary = {"timeline": [
     # A timed run: its timed test 10-12 s, a profile 20-21 s.
@@ -32,6 +32,19 @@ whole = reruns_whole_and_kernel_seconds(summary, busy)
 check(abs(whole - 8.0) < 1e-9, f"reruns whole outside the timed spans (7 s) + other kernels (1 s) = 8 s, got {whole}")
 check(reruns_whole_and_kernel_seconds({"timeline": []}, busy) == sharers_kernel_seconds({"timeline": []}, busy),
       "with no reruns both floors count the same kernels")
+# Outside both floors: the timeline above has a run on the GPU from 0 s and
+# says no engine time; below, a batch whose first run went on the GPU 3 s
+# in, and whose command took 2 s more than its engine's 40 s.
+outside = outside_the_floors(summary, 40.0)
+check(outside == {"before_first_gpu_work": 0.0, "outside_engine": 0.0},
+      f"no engine wall said: none of the command's time is counted outside it: {outside}")
+late = {"seconds": {"wall": 40.0}, "timeline": [
+    {"student": "built_late", "spans": [["build", 0.0, 3.0], ["queued", 3.0, 3.5], ["shared", 3.5, 9.0]]},
+    {"student": "first_on", "spans": [["build", 0.0, 2.9], ["judge", 2.9, 9.0], ["shared", 3.0, 9.0]]}]}
+outside = outside_the_floors(late, 42.0)
+check(outside == {"before_first_gpu_work": 3.0, "outside_engine": 2.0},
+      f"builds and queues are not on the GPU; the command's 42 s less the engine's 40 s: {outside}")
+check(outside_the_floors({"timeline": []}, 5.0)["before_first_gpu_work"] == 0.0, "no run on the GPU: nothing before it")
 # The explanations' time, summed: the profile 20-21 s alone; reruns 4 + 3 + 2 s.
 check(explaining_seconds(summary) == {"profiles_alone": 1.0, "profiles_waiting": 0.0, "reruns": 9.0},
       f"explaining: {explaining_seconds(summary)}")
