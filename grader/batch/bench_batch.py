@@ -393,7 +393,8 @@ def main():
         result["batch"]["sharers_kernel_s"] = sharers_busy
         result["floor_per_min"] = per_min(floor_s)
         result["batch"]["sanitizer_reruns_whole_s"] = reruns_whole
-        result["floor_reruns_whole_per_min"] = per_min(sec["gpu_alone"] + reruns_whole)
+        floor_whole_s = sec["gpu_alone"] + reruns_whole
+        result["floor_reruns_whole_per_min"] = per_min(floor_whole_s)
     lines = [f"{lesson_id}: {n} submissions",
              f"  batch: {batch_s:.1f} s = {per_min(batch_s):.1f}/min ({summary['builders']} builders, "
              f"{summary['graders_per_gpu']} graders per GPU); builds {summary['seconds']['build_summed']:.0f} s and "
@@ -437,19 +438,19 @@ def main():
     if sharers_busy is not None:
         lines.append(f"  floor: the {sec['gpu_alone']:.1f} s the GPU was held alone (timed tests, profiles) + about {sharers_busy:.1f} s of the sharers' "
                      f"kernels (nvidia-smi), which no fair schedule overlaps with them: "
-                     f"{result['floor_per_min']:.1f}/min; batch at {100 * (sec['gpu_alone'] + sharers_busy) / batch_s:.0f}% of it")
+                     f"{result['floor_per_min']:.1f}/min; batch at {100 * floor_s / batch_s:.0f}% of it")
         lines.append(f"  floor with compute-sanitizer's reruns whole (the driver cannot pause them, so no timed test runs "
                      f"beside one): {sec['gpu_alone']:.1f} s alone + {reruns_whole:.1f} s of reruns and other kernels: "
                      f"{result['floor_reruns_whole_per_min']:.1f}/min; batch at "
-                     f"{100 * (sec['gpu_alone'] + reruns_whole) / batch_s:.0f}% of it")
+                     f"{100 * floor_whole_s / batch_s:.0f}% of it")
         outside = outside_the_floors(summary, batch_s)
         result["batch"]["outside_the_floors"] = outside
         on_gpu_s = max(1e-9, batch_s - outside["before_first_gpu_work"] - outside["outside_engine"])
         lines.append(f"  outside both floors: the first {outside['before_first_gpu_work']:.1f} s of the engine, before "
                      f"any run was on the GPU (the first builds), and {outside['outside_engine']:.1f} s of `grader "
                      f"batch` outside its engine (its start-up, the gradebook and the class report); the {on_gpu_s:.1f} s "
-                     f"between them are at {100 * (sec['gpu_alone'] + sharers_busy) / on_gpu_s:.0f}% of the floor and "
-                     f"{100 * (sec['gpu_alone'] + reruns_whole) / on_gpu_s:.0f}% of the floor with reruns whole")
+                     f"between them are at {100 * floor_s / on_gpu_s:.0f}% of the floor and "
+                     f"{100 * floor_whole_s / on_gpu_s:.0f}% of the floor with reruns whole")
     if "loop" in result:
         lp = result["loop"]
         result["speedup"] = lp["wall_s"] / batch_s
