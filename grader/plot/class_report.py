@@ -15,6 +15,11 @@ The page also lists the most common diagnoses, the build failures, who was
 not graded and why, which GPU graded which submission, and the submissions
 that look copied (from the reference solution, a textbook form, a known-wrong
 version or a classmate: similarity.json beside the gradebook has them all).
+
+`grader batch` starts it while it grades, with --arguments-on-fd: it imports
+matplotlib then, and waits for its arguments (FILE and -o OUT_DIR, as one
+line of JSON) on that descriptor, so that drawing is all that is left at the
+end. The descriptor's end with no line means there is nothing to draw.
 """
 import argparse
 import base64
@@ -211,16 +216,36 @@ def page(doc, histogram_img, losses_img):
     return "\n".join(parts)
 
 
+def arguments_from(fd):
+    """The arguments grader batch sends on descriptor fd once its class is
+    graded (one line of JSON); None where it sent none (nothing to draw)."""
+    with os.fdopen(fd, "r", encoding="utf-8") as sent:
+        line = sent.readline()
+    return json.loads(line) if line.strip() else None
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("file", help="class_report.json, written by grader batch")
+    parser.add_argument("file", nargs="?", help="class_report.json, written by grader batch")
     parser.add_argument("-o", "--output-dir", help="where the page and pictures go (default: beside FILE)")
+    parser.add_argument("--arguments-on-fd", type=int, metavar="FD",
+                        help="import matplotlib, then read FILE and -o OUT_DIR from descriptor FD (grader batch)")
     args = parser.parse_args(argv)
 
     import matplotlib
 
     matplotlib.use("Agg")  # no display needed: CI, SSH, a GPU node
     matplotlib.rcParams.update({"font.size": 11})
+
+    if args.arguments_on_fd is not None:
+        import matplotlib.pyplot  # noqa: F401  (the slow part of the import, done while the class is graded)
+
+        sent = arguments_from(args.arguments_on_fd)
+        if sent is None:
+            return 0
+        args = parser.parse_args(sent)
+    if args.file is None:
+        parser.error("the class_report.json to draw is missing")
 
     try:
         doc = load(args.file)

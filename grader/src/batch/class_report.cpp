@@ -243,7 +243,7 @@ std::filesystem::path class_report_script(const manifest& m) {
 }
 
 void write_class_report(const json& data, const std::filesystem::path& out_dir,
-                        const std::filesystem::path& script, const python_search_ahead* python_ahead) {
+                        const std::filesystem::path& script, class_report_ahead* ahead) {
     if (!std::filesystem::is_regular_file(script))
         throw user_error(build_error, fmt::format("the class report script {} is missing from the course: restore "
                                                   "it (git checkout -- grader/plot)",
@@ -252,13 +252,17 @@ void write_class_report(const json& data, const std::filesystem::path& out_dir,
     // Names and messages come from students' files: bytes that are not UTF-8 are replaced, not fatal.
     write_file_atomically(data_file, data.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 
+    const std::filesystem::path data_path = std::filesystem::absolute(data_file), out = std::filesystem::absolute(out_dir);
     course::temp_dir scratch("grader-class-report");
-    const std::string python = python_ahead ? python_ahead->get() : find_python(scratch / "check.log");
-    const std::filesystem::path log = scratch / "class_report.log";
-    const exit_status status = run_command({"/usr/bin/env", python, script.string(),
-                                            std::filesystem::absolute(data_file).string(), "-o",
-                                            std::filesystem::absolute(out_dir).string()},
-                                           log);
+    std::filesystem::path log = scratch / "class_report.log";
+    exit_status status;
+    if (ahead) {
+        status = ahead->draw(data_path, out);
+        log = ahead->log();
+    } else {
+        const std::string python = find_python(scratch / "check.log");
+        status = run_command({"/usr/bin/env", python, script.string(), data_path.string(), "-o", out.string()}, log);
+    }
     if (status.signaled || status.code != 0)
         throw user_error(build_error, fmt::format("the class report script failed ({}); its data is in {}, and "
                                                   "`python3 {} {}` runs it again:\n{}",

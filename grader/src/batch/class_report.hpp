@@ -16,7 +16,7 @@
 
 #include "batch/result.hpp"
 #include "checkout/manifest.hpp"
-#include "system/python.hpp"
+#include "batch/class_report_ahead.hpp"
 
 namespace grader {
 
@@ -44,9 +44,9 @@ std::filesystem::path class_report_script(const manifest& m);
 // that has matplotlib (python.hpp), which writes class_report.html,
 // score_histogram.png and test_losses.png in out_dir. Throws user_error when
 // there is no such Python (saying how to install one) or the script fails
-// (with the end of its output). `python`: a search started earlier
-// (python.hpp), else one is made now.
+// (with the end of its output). `ahead`: the script started earlier
+// (class_report_ahead.hpp), which then only draws; else it is started now.
 void write_class_report(const nlohmann::json& data, const std::filesystem::path& out_dir,
-                        const std::filesystem::path& script, const python_search_ahead* python = nullptr);
+                        const std::filesystem::path& script, class_report_ahead* ahead = nullptr);
 
 }  // namespace grader

@@ -25,7 +25,7 @@ outcome_counts count_outcomes(const std::vector<batch_result>& results) {
 
 void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
                          const std::vector<batch_result>& results, const class_similarity* similarity,
-                         const python_search_ahead* python) {
+                         class_report_ahead* report_ahead) {
     // Names and lines come from students' files: bytes that are not UTF-8 are replaced, not fatal.
     const auto text = [](const nlohmann::json& j) {
         return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
@@ -46,7 +46,7 @@ void write_class_outputs(const manifest& m, const lesson_info& lesson, const std
         std::filesystem::remove(similarity_file, ec);
     }
     try {
-        write_class_report(data, out / "report", class_report_script(m), python);
+        write_class_report(data, out / "report", class_report_script(m), report_ahead);
         std::cout << "class report: " << (out / "report" / "class_report.html").string() << "\n";
     } catch (const user_error& e) {
         write_file_atomically(out / "report" / "class_report.json", text(data));

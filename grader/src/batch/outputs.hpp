@@ -7,7 +7,7 @@
 #include "batch/result.hpp"
 #include "batch/similarity_report.hpp"
 #include "checkout/manifest.hpp"
-#include "system/python.hpp"
+#include "batch/class_report_ahead.hpp"
 
 namespace grader {
 
@@ -21,9 +21,9 @@ outcome_counts count_outcomes(const std::vector<batch_result>& results);
 // saying so), and prints where they are. With `similarity` (the class
 // compared: similarity_report.hpp), also out/similarity.json, the
 // gradebook's similarity column and the class report's section on it.
-// `python`: the search for the report's Python, started earlier (python.hpp).
+// `report_ahead`: the class report's script, started earlier (class_report_ahead.hpp).
 void write_class_outputs(const manifest& m, const lesson_info& lesson, const std::filesystem::path& out,
                          const std::vector<batch_result>& results, const class_similarity* similarity = nullptr,
-                         const python_search_ahead* python = nullptr);
+                         class_report_ahead* report_ahead = nullptr);
 
 }  // namespace grader

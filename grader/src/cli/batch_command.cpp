@@ -11,6 +11,7 @@
 #include <random>
 #include <thread>
 
+#include "batch/class_report.hpp"
 #include "batch/engine.hpp"
 #include "batch/measured_grading.hpp"
 #include "batch/memory_size.hpp"
@@ -28,7 +29,6 @@
 #include "run/sandbox.hpp"
 #include "slurm/engine.hpp"
 #include "system/atomic_file.hpp"
-#include "system/python.hpp"
 
 namespace grader {
 
@@ -167,10 +167,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
                      "reference solutions and each other's files; every report, the gradebook and the class report "
                      "say so\n";
 
-    // The class report's Python is looked for while the class is graded.
+    // The class report's Python is found, and imports matplotlib, while the class is graded.
     const bool class_report = args.report && args.chunk.empty() && !args.only_students;
-    std::optional<python_search_ahead> python;
-    if (class_report) python.emplace();
+    std::optional<class_report_ahead> report_ahead;
+    if (class_report) report_ahead.emplace(class_report_script(m));
 
     // Grade, storing each result as it comes.
     std::signal(SIGINT, on_interrupt);
@@ -267,7 +267,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     if (class_report) {
         // Who looks copied from whom: no GPU, and a second or so for a class of 300.
         const std::optional<class_similarity> similarity = compare_class_if_asked(m, lesson, chosen, similarity_threshold);
-        write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr, &*python);
+        write_class_outputs(m, lesson, out, results, similarity ? &*similarity : nullptr, &*report_ahead);
     }
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     if (left > 0 || not_graded_count > 0) return not_graded;

@@ -6,8 +6,6 @@
 #include <cstdlib>
 #include <vector>
 
-#include "course/temp_dir.hpp"
-
 #include "system/process.hpp"
 #include "system/user_error.hpp"
 
@@ -34,11 +32,5 @@ std::string find_python(const std::filesystem::path& log) {
                                  "python3 -m pip install matplotlib), or point COURSE_PYTHON at a Python that has it.",
                                  fmt::join(candidates, ", "), last_error));
 }
-
-python_search_ahead::python_search_ahead()
-    : found_(std::async(std::launch::async, [] {
-          course::temp_dir scratch("grader-python");
-          return find_python(scratch / "check.log");
-      }).share()) {}
 
 }  // namespace grader

@@ -2,12 +2,14 @@
 // and the page and pictures grader/plot/class_report.py draws from them when
 // this machine has a Python with matplotlib.
 #include <fmt/format.h>
+#include <fstream>
 #include <gtest/gtest.h>
 
 #include "batch/class_report.hpp"
 #include "batch_test_files.hpp"
 #include "checkout/context.hpp"
 #include "course/temp_dir.hpp"
+#include "system/python.hpp"
 
 namespace grader {
 namespace {
@@ -237,6 +239,51 @@ TEST(BatchClassReport, ThePageIsSelfContainedAndThePicturesLieBesideIt) {
     const std::string open_page = batch_test::read(out / "open/class_report.html");
     EXPECT_NE(open_page.find("NOT SANDBOXED:</b> 1 submission was graded without the sandbox"), std::string::npos)
         << open_page;
+}
+
+// Started while the class is graded, the script waits with matplotlib
+// imported and then draws what it would have drawn started at the end.
+TEST(BatchClassReport, StartedAheadItDrawsThePageItWouldHaveDrawnStartedAtTheEnd) {
+    course::temp_dir out("batch-class-report");
+    const json data = class_report_data("lesson01", "vector addition", a_class());
+    try {
+        write_class_report(data, out / "at_the_end", script());
+    } catch (const user_error& e) {
+        if (std::string(e.what()).find("no Python with matplotlib") != std::string::npos)
+            GTEST_SKIP() << "this machine has no Python with matplotlib, so the page cannot be drawn: " << e.what();
+        throw;
+    }
+    class_report_ahead ahead(script());
+    write_class_report(data, out / "ahead", script(), &ahead);
+    const std::string page = batch_test::read(out / "ahead/class_report.html");
+    EXPECT_NE(page.find("lesson01 · vector addition: class report"), std::string::npos) << page;
+    EXPECT_EQ(page, batch_test::read(out / "at_the_end/class_report.html"));
+    EXPECT_EQ(batch_test::read(out / "ahead/score_histogram.png"), batch_test::read(out / "at_the_end/score_histogram.png"));
+}
+
+// A batch that writes no report (stopped, or a cluster task's) lets the
+// waiting script go, and waits for it to end: here a script that writes down
+// what it was sent, after class_report.py's way of reading it.
+TEST(BatchClassReport, StartedAheadAndNeverAskedToDrawTheScriptIsToldSoAndEnds) {
+    course::temp_dir scratch("batch-class-report");
+    const fs::path fake = scratch / "fake_report.py", said = scratch / "said.txt";
+    std::ofstream(fake) << fmt::format(R"(import argparse, os
+parser = argparse.ArgumentParser()
+parser.add_argument("--arguments-on-fd", type=int)
+fd = parser.parse_args().arguments_on_fd
+with os.fdopen(fd, "r") as sent:
+    line = sent.readline()
+open(r"{}", "w").write("sent: " + line if line else "nothing to draw")
+)",
+                                       said.string());
+    try {
+        find_python(scratch / "check.log");
+    } catch (const user_error& e) {
+        GTEST_SKIP() << "no Python with matplotlib here, so none is started ahead: " << e.what();
+    }
+    { class_report_ahead ahead(fake); }
+    ASSERT_TRUE(fs::exists(said)) << "the script ended before the batch went on";
+    EXPECT_EQ(batch_test::read(said), "nothing to draw");
 }
 
 TEST(BatchClassReport, AMissingScriptSaysHowToRestoreIt) {
