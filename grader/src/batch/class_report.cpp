@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "checkout/context.hpp"
@@ -253,14 +254,16 @@ void write_class_report(const json& data, const std::filesystem::path& out_dir,
     write_file_atomically(data_file, data.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 
     const std::filesystem::path data_path = std::filesystem::absolute(data_file), out = std::filesystem::absolute(out_dir);
-    course::temp_dir scratch("grader-class-report");
-    std::filesystem::path log = scratch / "class_report.log";
+    std::optional<course::temp_dir> scratch;  // for a script started now
+    std::filesystem::path log;
     exit_status status;
     if (ahead) {
         status = ahead->draw(data_path, out);
         log = ahead->log();
     } else {
-        const std::string python = find_python(scratch / "check.log");
+        scratch.emplace("grader-class-report");
+        log = *scratch / "class_report.log";
+        const std::string python = find_python(*scratch / "check.log");
         status = run_command({"/usr/bin/env", python, script.string(), data_path.string(), "-o", out.string()}, log);
     }
     if (status.signaled || status.code != 0)

@@ -4,10 +4,10 @@
 #include <filesystem>
 #include <vector>
 
+#include "batch/class_report_ahead.hpp"
 #include "batch/result.hpp"
 #include "batch/similarity_report.hpp"
 #include "checkout/manifest.hpp"
-#include "batch/class_report_ahead.hpp"
 
 namespace grader {
 
