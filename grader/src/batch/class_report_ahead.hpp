@@ -6,8 +6,8 @@
 // matplotlib and waits for its arguments on a socket (--arguments-on-fd),
 // so that at the end it only draws: after a lesson07 class on an H200
 // machine, 0.6 s where starting it then took 1.1 s. Never asked to draw
-// (the batch stopped, or wrote no report), it reads the socket's end and
-// exits having drawn nothing.
+// (the batch stopped on an error before its report), it reads the socket's
+// end and exits having drawn nothing.
 #include <filesystem>
 #include <future>
 #include <memory>

@@ -261,9 +261,9 @@ TEST(BatchClassReport, StartedAheadItDrawsThePageItWouldHaveDrawnStartedAtTheEnd
     EXPECT_EQ(batch_test::read(out / "ahead/score_histogram.png"), batch_test::read(out / "at_the_end/score_histogram.png"));
 }
 
-// A batch that writes no report (stopped, or a cluster task's) lets the
-// waiting script go, and waits for it to end: here a script that writes down
-// what it was sent, after class_report.py's way of reading it.
+// A batch that stops on an error before its report lets the waiting script
+// go, and waits for it to end: here a script that writes down what it was
+// sent, after class_report.py's way of reading it.
 TEST(BatchClassReport, StartedAheadAndNeverAskedToDrawTheScriptIsToldSoAndEnds) {
     course::temp_dir scratch("batch-class-report");
     const fs::path fake = scratch / "fake_report.py", said = scratch / "said.txt";
