@@ -9,10 +9,8 @@
 #include <sstream>
 
 #include "checkout/context.hpp"
-#include "course/temp_dir.hpp"
 #include "system/atomic_file.hpp"
 #include "system/process.hpp"
-#include "system/python.hpp"
 
 namespace grader {
 
@@ -253,24 +251,16 @@ void write_class_report(const json& data, const std::filesystem::path& out_dir,
     // Names and messages come from students' files: bytes that are not UTF-8 are replaced, not fatal.
     write_file_atomically(data_file, data.dump(2, ' ', false, json::error_handler_t::replace) + "\n");
 
-    const std::filesystem::path data_path = std::filesystem::absolute(data_file), out = std::filesystem::absolute(out_dir);
-    std::optional<course::temp_dir> scratch;  // for a script started now
-    std::filesystem::path log;
-    exit_status status;
-    if (ahead) {
-        status = ahead->draw(data_path, out);
-        log = ahead->log();
-    } else {
-        scratch.emplace("grader-class-report");
-        log = *scratch / "class_report.log";
-        const std::string python = find_python(*scratch / "check.log");
-        status = run_command({"/usr/bin/env", python, script.string(), data_path.string(), "-o", out.string()}, log);
-    }
+    // Without one started ahead, the script is started now, the same way.
+    std::optional<class_report_ahead> started_now;
+    if (!ahead) ahead = &started_now.emplace(script);
+    const exit_status status =
+        ahead->draw(std::filesystem::absolute(data_file), std::filesystem::absolute(out_dir));
     if (status.signaled || status.code != 0)
         throw user_error(build_error, fmt::format("the class report script failed ({}); its data is in {}, and "
                                                   "`python3 {} {}` runs it again:\n{}",
                                                   status.describe(), data_file.string(), script.string(),
-                                                  data_file.string(), tail_of_file(log, 20)));
+                                                  data_file.string(), tail_of_file(ahead->log(), 20)));
 }
 
 }  // namespace grader

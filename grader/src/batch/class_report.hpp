@@ -14,9 +14,9 @@
 #include <string>
 #include <vector>
 
+#include "batch/class_report_ahead.hpp"
 #include "batch/result.hpp"
 #include "checkout/manifest.hpp"
-#include "batch/class_report_ahead.hpp"
 
 namespace grader {
 
@@ -45,7 +45,7 @@ std::filesystem::path class_report_script(const manifest& m);
 // score_histogram.png and test_losses.png in out_dir. Throws user_error when
 // there is no such Python (saying how to install one) or the script fails
 // (with the end of its output). `ahead`: the script started earlier
-// (class_report_ahead.hpp), which then only draws; else it is started now.
+// (class_report_ahead.hpp), which then only draws; else one is started now.
 void write_class_report(const nlohmann::json& data, const std::filesystem::path& out_dir,
                         const std::filesystem::path& script, class_report_ahead* ahead = nullptr);
 
