@@ -18,9 +18,9 @@
 // every sharer that lets it (gpu_turn's watch_processes), for as long as its
 // timed test runs, and their CPU work goes on meanwhile. A sharer that cannot
 // be paused now (a kernel still running, a program not yet using CUDA, a run
-// under compute-sanitizer) is waited for as before, and no sharer starts a
-// process while another run is alone. A paused run's time limits are
-// extended by the time it was paused.
+// under compute-sanitizer, a program that has recorded a timed test) is
+// waited for as before, and no sharer starts a process while another run is
+// alone. A paused run's time limits are extended by the time it was paused.
 // An explanation's rerun (compute-sanitizer) is feedback, not a grade, so
 // it never holds up a timed test: it goes in only while no run waits to
 // time a test, is alone, or is between two timed tests of its own, and once

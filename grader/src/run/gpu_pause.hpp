@@ -12,7 +12,10 @@
 // 0.3 ms; a locked process ran no kernel and its CPU thread ran at full
 // speed; it works inside bubblewrap (the grader's PID numbers), and the
 // driver refuses it (CUDA_ERROR_NOT_SUPPORTED) under compute-sanitizer and
-// Nsight Compute, whose runs are then waited for as before.
+// Nsight Compute, and to a program that has used CUPTI: a student's program
+// from the moment the grader's recorder starts on its first timed test to
+// its end, even once the record is stopped and CUPTI finalized (H200,
+// driver 580). Those runs are waited for as before.
 #include <chrono>
 #include <optional>
 #include <vector>

@@ -1,8 +1,12 @@
 // A program that keeps the GPU and a CPU core busy and says how far each has
 // got: "gpu <kernels finished> cpu <rounds>" every 10 ms, for 20 s. The
 // pausing tests (test_gpu_pause.cpp) watch the GPU count stop while the CPU
-// count goes on. `gpu_busy_program <ms>` first runs one kernel that long.
+// count goes on. `gpu_busy_program <ms>` first runs one kernel that long;
+// `gpu_busy_program <ms> <recorder>` also records its GPU work the way a
+// student's program records a timed test: the grader's recorder
+// (grader/recorder, CUPTI) loaded and started before its first kernel.
 #include <cuda_runtime.h>
+#include <dlfcn.h>
 
 #include <atomic>
 #include <chrono>
@@ -16,10 +20,23 @@ namespace {
 
 __global__ void spin_for(unsigned long long nanoseconds) { course::spin_for_nanoseconds(nanoseconds); }
 
+// Loads the recorder at `path` and starts a record that nobody reads; exits
+// with 4 where it cannot.
+void start_recording(const char* path) {
+    void* recorder = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    using start_fn = int (*)(const char*, const char*);
+    const auto start = recorder ? reinterpret_cast<start_fn>(dlsym(recorder, "course_gpu_record_start")) : nullptr;
+    if (!start || start("/dev/null", "gpu_busy_program") != 0) std::exit(4);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const long long first_ms = argc > 1 ? std::atoll(argv[1]) : 0;
+    if (argc > 2) {
+        if (cudaFree(nullptr) != cudaSuccess) std::exit(2);
+        start_recording(argv[2]);
+    }
     std::atomic<long> kernels{0}, rounds{0};
     std::atomic<bool> stop{false};
     std::thread cpu([&] {

@@ -115,6 +115,38 @@ TEST(GpuPause, AKernelStillRunningOrAProgramNotYetUsingCudaIsNotPaused) {
     }
 }
 
+// A student's program records its timed tests with the grader's recorder
+// (CUPTI), beside the other runs' tests. The driver may refuse to pause such
+// a program (on an H200 with driver 580 it refused, CUDA_ERROR_NOT_SUPPORTED,
+// from the recorder's start to the program's end, even after the record was
+// stopped and CUPTI finalized), and then the timed test must wait for it as
+// for any sharer that cannot be paused. What may never happen: a recording
+// program counted as paused while its kernels still run.
+TEST(GpuPause, AProgramRecordingItsGpuWorkIsPausedForRealOrNotAtAll) {
+#ifndef GPU_RECORDER
+    GTEST_SKIP() << "the grader's recorder was not built (no CUPTI in this toolkit)";
+#else
+    if (!course::has_device()) GTEST_SKIP() << "no GPU here";
+    const process_pauser* pauser = driver_pauser();
+    ASSERT_NE(pauser, nullptr) << "this GPU's driver has no checkpoint interface (driver 570 or newer has)";
+    busy_program program({GPU_BUSY_PROGRAM, "0", GPU_RECORDER});
+    ASSERT_TRUE(program.wait_for_kernels(20)) << "the program ran no kernels (exit code 4: the recorder did not start)";
+    const auto paused = pauser->pause_tree(program.pid(), 50ms);
+    if (!paused) {
+        std::printf("the driver refused to pause a program recording under CUPTI: it is waited for\n");
+        EXPECT_TRUE(program.wait_for_kernels(program.kernels() + 20)) << "a pause that failed left the program stuck";
+        return;
+    }
+    std::printf("the driver paused a program recording under CUPTI\n");
+    std::this_thread::sleep_for(30ms);  // the last count printed before the pause comes through
+    const long kernels = program.kernels();
+    std::this_thread::sleep_for(300ms);
+    EXPECT_EQ(program.kernels(), kernels) << "a recording program counted as paused ran kernels";
+    pauser->resume(*paused);
+    EXPECT_TRUE(program.wait_for_kernels(kernels + 20)) << "the program did not go on once resumed";
+#endif
+}
+
 }  // namespace
 }  // namespace grader
 
