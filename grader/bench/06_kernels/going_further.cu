@@ -147,8 +147,7 @@ one_pass_reduction::one_pass_reduction(unsigned threads, bool streaming) : threa
     blocks_ = std::min(resident<identity_op, identity_op>(threads, streaming),
                        resident<square_op, sqrt_op>(threads, streaming));
     partials_ = course::device_array<float>(blocks_);
-    counter_ = course::device_array<unsigned>(1);
-    counter_.fill_bytes(0);
+    counter_ = course::device_array<unsigned>(1);  // zeroed by the first call, on its stream
 }
 
 namespace {
@@ -165,12 +164,24 @@ void launch(unsigned threads, bool streaming, unsigned blocks, course::device_sp
 }
 }  // namespace
 
+// The counter starts at 0 before the first kernel, then each kernel's last
+// block resets it. The zero goes on the first call's stream: a cudaMemset on
+// the legacy default stream is not ordered with a non-blocking stream, and
+// the kernel could count from whatever the memory held.
+void one_pass_reduction::zero_counter_once(cudaStream_t stream) {
+    if (counter_zeroed_) return;
+    CUDA_CHECK(cudaMemsetAsync(counter_.data(), 0, sizeof(unsigned), stream));
+    counter_zeroed_ = true;
+}
+
 void one_pass_reduction::sum(course::device_span<const float> x, float* out, cudaStream_t stream) {
+    zero_counter_once(stream);
     launch<identity_op, identity_op>(threads_, streaming_, blocks_, x, partials_.data(), counter_.data(),
                                      out, stream);
 }
 
 void one_pass_reduction::l2_norm(course::device_span<const float> x, float* out, cudaStream_t stream) {
+    zero_counter_once(stream);
     launch<square_op, sqrt_op>(threads_, streaming_, blocks_, x, partials_.data(), counter_.data(), out,
                                stream);
 }

@@ -41,13 +41,17 @@ public:
     //
     // The counter is the object's: calls on one stream run one after the
     // other and share it safely; calls on two streams at once need two objects.
+    // The first call zeroes it on its own stream, ahead of its kernel.
 
 private:
+    void zero_counter_once(cudaStream_t stream);
+
     unsigned threads_;
     bool streaming_;
     unsigned blocks_ = 0;  // the grid: as many blocks as fit on the GPU at once
     course::device_array<float> partials_;  // one per block
     course::device_array<unsigned> counter_;  // blocks finished in this call; 0 between calls
+    bool counter_zeroed_ = false;             // by the first call's cudaMemsetAsync
 };
 
 }  // namespace lesson06::bench
