@@ -59,11 +59,11 @@
 // block, created once), and allocate, on any stream, reuses that block only
 // once the event has completed (cudaEventQuery returns cudaSuccess);
 // otherwise it takes another such block or a new one from the upstream. It
-// never waits. A block is pinned host memory when cudaPointerGetAttributes
-// says cudaMemoryTypeHost: ask once, when it comes from the upstream (and
-// not at all without a GPU, course::has_device(): the tests' fake upstream
-// hands out plain host memory, which is not pinned). Device memory keeps
-// the rules above: no event, no CUDA call.
+// never waits for the event. A block is pinned host memory when
+// cudaPointerGetAttributes says cudaMemoryTypeHost: ask once, when it comes
+// from the upstream (and not at all without a GPU, course::has_device():
+// the tests' fake upstream hands out plain host memory, which is not
+// pinned). Device memory keeps the rules above: no event, no CUDA call.
 //
 // Not thread-safe: one host thread uses a pool at a time.
 #include <cuda_runtime_api.h>
