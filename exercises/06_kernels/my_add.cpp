@@ -14,8 +14,8 @@ namespace {
 // A template, so one source serves every element type; the name expression
 // "my_add<float>" picks the instance.
 //
-// TODO(lesson06): the seed launches its 25 elements as one block of 512
-// threads. What do the other 487 threads do here?
+// TODO(lesson06): the seed launches exactly 25 threads for 25 elements; the
+// test launches them as one block of 512. What do the other 487 do here?
 constexpr const char* my_add_source = R"cuda(
 template <typename T>
 __global__ void my_add(const T* x1, const T* x2, T* y, unsigned long long n)

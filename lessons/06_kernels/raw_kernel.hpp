@@ -115,8 +115,8 @@ private:
 // The seed's RawKernel example, my_add: y[i] = x1[i] + x2[i] for every
 // i < y.size(), compiled at run time by a raw_kernel from a source string
 // (exercises/06_kernels/my_add.cpp), one thread per element,
-// `threads_per_block` threads a block (the seed's 25 elements run in one block
-// of 512: the kernel itself must leave the other 487 threads idle).
+// `threads_per_block` threads a block (the test runs the seed's 25 elements
+// in one block of 512: the kernel itself must leave the other 487 idle).
 // x1, x2 and y have the same size; empty y launches nothing.
 void my_add(course::device_span<const float> x1, course::device_span<const float> x2,
             course::device_span<float> y, int threads_per_block = 512,

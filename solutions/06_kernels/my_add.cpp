@@ -12,9 +12,9 @@ namespace {
 // A template, so one source serves every element type; the name expression
 // "my_add<float>" picks the instance. NVRTC needs no headers for it.
 //
-// The seed launches its 25 elements as one block of 512 threads: 487 threads
-// have no element, and the bounds check keeps them from reading and writing
-// past the end of the arrays.
+// The seed launches exactly 25 threads for 25 elements; the test launches
+// them as one block of 512. 487 threads then have no element, and the bounds
+// check keeps them from reading and writing past the end of the arrays.
 constexpr const char* my_add_source = R"cuda(
 template <typename T>
 __global__ void my_add(const T* x1, const T* x2, T* y, unsigned long long n)
