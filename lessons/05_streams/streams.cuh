@@ -69,8 +69,9 @@ void serial_transform(const float* host_in, float* host_out, std::size_t n);
 //
 // host_in and host_out must be pinned (page-locked) host memory:
 // course::pinned_array, cudaMallocHost or memory registered with
-// cudaHostRegister. Anything else throws std::invalid_argument, because
-// pageable memory cannot overlap (the README explains why).
+// cudaHostRegister. Anything else throws std::invalid_argument: copies from
+// pageable memory are staged by the CPU and may hold the host in each copy,
+// so the pipeline would lose most of its overlap (the README explains why).
 // num_streams < 1 or num_chunks < 1 throws std::invalid_argument. For n == 0
 // nothing happens and the pointers are not looked at.
 //

@@ -44,8 +44,9 @@ void require_pinned(const void* pointer, const char* name) {
                                                                   : "pageable host memory (new, malloc, std::vector)";
     throw std::invalid_argument(
         std::string("lesson05::pipelined_transform: ") + name + " is " + what +
-        ", not pinned host memory. Copies from pageable memory go through a staging buffer and "
-        "cannot overlap with kernels. Allocate it with course::pinned_array<float> "
+        ", not pinned host memory. Copies from pageable memory are staged by the CPU through a "
+        "driver buffer and may hold the host in each copy, so the pipeline loses most of its "
+        "overlap. Allocate it with course::pinned_array<float> "
         "(cudaMallocHost) or pin it with cudaHostRegister.");
 }
 

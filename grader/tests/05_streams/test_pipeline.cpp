@@ -354,9 +354,10 @@ GRADED_STREAM_TEST(Pinned, PageableRejected, 2, "pageable host memory is refused
     const auto accepted = [](const char* name) {
         return fmt::format(
             "pipelined_transform accepted pageable host memory as {}, from a std::vector. Copies "
-            "from pageable memory are staged through a driver buffer and do not overlap with "
-            "kernels: the pipeline silently runs serially. Ask cudaPointerGetAttributes: pinned "
-            "memory reports cudaMemoryTypeHost, pageable cudaMemoryTypeUnregistered; throw "
+            "from pageable memory are staged by the CPU through a driver buffer and may hold the "
+            "host in each copy: the pipeline silently loses most of its overlap. Ask "
+            "cudaPointerGetAttributes: pinned memory reports cudaMemoryTypeHost, pageable "
+            "cudaMemoryTypeUnregistered; throw "
             "std::invalid_argument naming the fix (course::pinned_array or cudaHostRegister).",
             name);
     };
