@@ -51,7 +51,7 @@ void async_pool::trim_to(std::size_t bytes_to_keep) {
 void* async_pool::do_allocate(std::size_t bytes, cudaStream_t stream) {
     // TODO(lesson04): 0 bytes: nullptr. Otherwise allocate from *this* pool
     // on `stream` (cudaMallocFromPoolAsync; cudaMallocAsync would use the
-    // device's default pool). Turn cudaErrorMemoryAllocation into
+    // device's current pool). Turn cudaErrorMemoryAllocation into
     // out_of_memory (clear it with cudaGetLastError first); check the rest.
     course::todo("lesson04::async_pool::allocate in exercises/04_memory_pools/async_pool.cu");
 }

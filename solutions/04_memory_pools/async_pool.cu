@@ -59,7 +59,7 @@ void async_pool::trim_to(std::size_t bytes_to_keep) { CUDA_CHECK(cudaMemPoolTrim
 void* async_pool::do_allocate(std::size_t bytes, cudaStream_t stream) {
     if (bytes == 0) return nullptr;
     void* p = nullptr;
-    // From *this* pool: plain cudaMallocAsync would use the device's default pool.
+    // From *this* pool: plain cudaMallocAsync would use the device's current pool.
     const cudaError_t status = cudaMallocFromPoolAsync(&p, bytes, get(), stream);
     if (status == cudaErrorMemoryAllocation) {
         cudaGetLastError();  // not sticky: clear it so the next check does not see it

@@ -78,7 +78,13 @@ public:
         return from_host(host.data(), host.size());
     }
 
-    // Host -> device, device -> host and device -> device copies (blocking).
+    // Host -> device, device -> host and device -> device copies with
+    // cudaMemcpy, on the default stream (CUDA Runtime API, "API
+    // synchronization behavior"): device -> host returns when the copy is
+    // done; host -> device once the host buffer may be reused (from pageable
+    // memory the DMA may still be running); device -> device may return
+    // before the copy has run. A non-blocking stream that reads the result
+    // must wait for it (an event, or cudaDeviceSynchronize).
     void copy_from_host(const T* host, std::size_t count) {
         if (count > size_) throw std::out_of_range("device_array::copy_from_host: too many elements");
         if (count) CUDA_CHECK(cudaMemcpy(data(), host, count * sizeof(T), cudaMemcpyHostToDevice));
