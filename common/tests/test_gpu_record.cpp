@@ -246,6 +246,43 @@ TEST(GpuRecord, EachCallsOpsAreKeptInOrder) {
     EXPECT_EQ(r.repetitions[1].unreplayable, std::vector<std::string>{"a launch of k set launch attributes"});
 }
 
+// What the judge needs to replay honest code as it ran: the function
+// attributes the program set on a kernel (more than 48 KiB of dynamic
+// shared memory, a carve-out), and memory a call found as it first touched
+// it (a one-pass reduction's counter), or only its size where it was too
+// large to keep.
+TEST(GpuRecord, AttributesAndKeptMemoryAreReadWithTheirCall) {
+    const std::string followed = R"({"calls_followed":true,"cupti_error":0})"
+                                 "\n";
+    const std::string launch =
+        R"({"op":"launch","rep":0,"kernel":"_Z1kPf","grid":[4,1,1],"block":[256,1,1],"shared":149504,)"
+        R"("args":"0010000000000000","pointers":[[0,4096,4096,1024]],"max_dynamic_shared":149504,"carveout":100})"
+        "\n";
+    const std::string plain =
+        R"({"op":"launch","rep":0,"kernel":"_Z1kPf","grid":[4,1,1],"block":[256,1,1],"shared":0,)"
+        R"("args":"0010000000000000","pointers":[[0,4096,4096,1024]]})"
+        "\n";
+    const std::string counter = R"({"op":"kept","rep":0,"at":[4096,4096,4],"data":"00000000"})"
+                                "\n";
+    const std::string big = R"({"op":"kept","rep":0,"at":[65536,65536,1048576]})"
+                            "\n";
+    const auto r = parsed(header + followed + mark("begin", 0, 100) + counter + big + launch + plain +
+                          mark("end", 0, 200) + complete);
+    ASSERT_EQ(r.repetitions.size(), 1u);
+    const auto& call = r.repetitions[0];
+    ASSERT_EQ(call.ops.size(), 2u);
+    EXPECT_EQ(call.ops[0].max_dynamic_shared_bytes, 149504u);
+    EXPECT_EQ(call.ops[0].shared_carveout_percent, 100u);
+    EXPECT_FALSE(call.ops[1].max_dynamic_shared_bytes.has_value());
+    EXPECT_FALSE(call.ops[1].shared_carveout_percent.has_value());
+    ASSERT_EQ(call.kept.size(), 2u);
+    EXPECT_EQ(call.kept[0].base, 4096u);
+    EXPECT_TRUE(call.kept[0].kept());
+    EXPECT_EQ(call.kept[0].data, (std::vector<std::uint8_t>{0, 0, 0, 0}));
+    EXPECT_EQ(call.kept[1].size, 1048576u);
+    EXPECT_FALSE(call.kept[1].kept());
+}
+
 // An account of a call is refused whole when it is damaged: a pointer
 // outside the arguments, bytes that are not hex, a copy's data of the wrong
 // size, a call that was never marked.
@@ -258,6 +295,12 @@ TEST(GpuRecord, DamagedAccountsOfACallAreRefused) {
              R"({"op":"launch","rep":0,"kernel":"k","grid":[0,1,1],"block":[1,1,1],"shared":0,"args":"","pointers":[]})",
              R"({"op":"copy","rep":0,"to":[1,1,8],"from":[2,0,0],"bytes":4,"direction":"HtoD","data":"00"})",
              R"({"op":"memset","rep":0,"to":[1,1,8],"byte":300,"bytes":4})",
+             // kept memory whose bytes are not its size, or that does not start its allocation
+             R"({"op":"kept","rep":0,"at":[1,1,8],"data":"00"})",
+             R"({"op":"kept","rep":0,"at":[2,1,8],"data":"0000000000000000"})",
+             R"({"op":"kept","rep":0,"at":[1,1,0]})",
+             // an attribute that is not a number of bytes
+             R"({"op":"launch","rep":0,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shared":0,"args":"","pointers":[],"max_dynamic_shared":-1})",
              R"({"op":"launch","rep":5,"kernel":"k","grid":[1,1,1],"block":[1,1,1],"shared":0,"args":"","pointers":[]})",
          }) {
         const std::string why = refused(header + call + bad + "\n" + end);

@@ -8,10 +8,13 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "course/testing/gpu_record.hpp"
 #include "course/testing/param_layout.hpp"
 #include "record_file.hpp"
 
@@ -35,6 +38,20 @@ thread_local int runtime_depth = 0;
 // HtoD copies up to this size are kept whole in the record; the judge copies
 // the same bytes. A larger one is host work the replay does not redo.
 constexpr std::size_t kept_copy_bytes = 64 * 1024;
+
+// The recorder's own driver calls (copying memory a call keeps) are none of
+// the student's: the callbacks they cause are ignored.
+thread_local bool recorders_own_call = false;
+
+// Device memory as each call first touches it (course_gpu_record_keep_memory):
+// the allocations touched so far in the call in progress, and how many bytes
+// were copied for it. At most kept_memory_bytes an allocation (the parser's
+// limit) and kept_call_bytes a call, so that a record stays small.
+constexpr std::uint64_t kept_call_bytes = 1024 * 1024;
+std::atomic<bool> keeping_memory{false};
+std::mutex touched_lock;
+std::set<std::uint64_t> touched;  // allocations' bases
+std::uint64_t kept_this_call = 0;
 
 std::string hex(const void* data, std::size_t size) {
     static const char digits[] = "0123456789abcdef";
@@ -69,6 +86,65 @@ void write_op(json op) {
 }
 
 void unreplayable(const std::string& why) { write_op({{"op", "unreplayable"}, {"why", why}}); }
+
+// The bytes of device memory [base, base + size), copied on a stream of the
+// recorder's own that waits for no other: nothing the call queued before
+// touches this allocation (it is its first touch in the call), and the
+// harness waited for the whole device before the call began, so what is
+// copied is what the call found. Empty if the copy failed.
+std::vector<unsigned char> copy_of(std::uint64_t base, std::uint64_t size) {
+    std::vector<unsigned char> bytes(size);
+    recorders_own_call = true;
+    CUstream own = nullptr;
+    bool copied = cuStreamCreate(&own, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
+    copied = copied && cuMemcpyDtoHAsync(bytes.data(), static_cast<CUdeviceptr>(base), size, own) == CUDA_SUCCESS;
+    copied = copied && cuStreamSynchronize(own) == CUDA_SUCCESS;
+    if (own) cuStreamDestroy(own);
+    recorders_own_call = false;
+    if (!copied) bytes.clear();
+    return bytes;
+}
+
+// Writes the allocation `place` ([value, base, size]) lies in as the call
+// first touched it: a "kept" line with its bytes, or without them where it
+// is too large. Touched again later in the call, it is not written again.
+void keep_first_touch(const json& place) {
+    if (!keeping_memory.load()) return;
+    const auto base = place[1].get<std::uint64_t>(), size = place[2].get<std::uint64_t>();
+    if (size == 0) return;
+    bool keep_bytes = false;
+    {
+        std::lock_guard<std::mutex> guard(touched_lock);
+        if (!touched.insert(base).second) return;
+        keep_bytes = size <= course::testing::kept_memory_bytes && kept_this_call + size <= kept_call_bytes;
+        if (keep_bytes) kept_this_call += size;
+    }
+    json line{{"op", "kept"}, {"at", json::array({base, base, size})}};
+    if (keep_bytes) {
+        const auto bytes = copy_of(base, size);
+        if (!bytes.empty()) line["data"] = hex(bytes.data(), bytes.size());
+    }
+    write_op(std::move(line));
+}
+
+// The function attributes a program sets on a kernel before launching it
+// (cudaFuncSetAttribute): written with the launch, for the judge to set on
+// its own copy. A kernel of the program's own comes as a CUkernel, whose
+// attributes are per device; a module loaded by hand gives a CUfunction.
+void add_function_attributes(CUfunction function, json& launch) {
+    auto read = [&](CUfunction_attribute attribute, int& value) {
+        if (cuFuncGetAttribute(&value, attribute, function) == CUDA_SUCCESS) return true;
+        CUdevice device = 0;
+        return cuCtxGetDevice(&device) == CUDA_SUCCESS &&
+               cuKernelGetAttribute(&value, attribute, reinterpret_cast<CUkernel>(function), device) == CUDA_SUCCESS;
+    };
+    int shared = 0, carveout = -1;
+    if (read(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, shared) && shared > 0)
+        launch["max_dynamic_shared"] = shared;
+    // -1: none preferred (the default).
+    if (read(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, carveout) && carveout >= 0)
+        launch["carveout"] = carveout;
+}
 
 using course::testing::param_layout;
 using course::testing::read_param_layout;
@@ -120,16 +196,21 @@ void write_launch(CUfunction function, const char* name, unsigned gx, unsigned g
         std::uint64_t word = 0;
         std::memcpy(&word, args.data() + at, 8);
         json place = where(word);
-        if (place[2].get<std::uint64_t>() > 0) pointers.push_back({at, place[0], place[1], place[2]});
+        if (place[2].get<std::uint64_t>() > 0) {
+            keep_first_touch(place);
+            pointers.push_back({at, place[0], place[1], place[2]});
+        }
     }
-    write_op({{"op", "launch"},
-              {"kernel", name ? name : ""},
-              {"grid", {gx, gy, gz}},
-              {"block", {bx, by, bz}},
-              {"shared", shared},
-              {"args", hex(args.data(), args.size())},
-              {"pointers", pointers},
-              {"layout_error", layout_error}});
+    json launch{{"op", "launch"},
+                {"kernel", name ? name : ""},
+                {"grid", {gx, gy, gz}},
+                {"block", {bx, by, bz}},
+                {"shared", shared},
+                {"args", hex(args.data(), args.size())},
+                {"pointers", pointers},
+                {"layout_error", layout_error}};
+    add_function_attributes(function, launch);
+    write_op(std::move(launch));
 }
 
 // Launch attributes change how a kernel runs (clusters, priorities, the L2
@@ -155,9 +236,12 @@ const char* direction(cudaMemcpyKind kind, const void* to, const void* from) {
 
 void write_copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind) {
     const std::string way = direction(kind, to, from);
+    const json target = where(reinterpret_cast<std::uint64_t>(to)), source = where(reinterpret_cast<std::uint64_t>(from));
+    keep_first_touch(source);
+    keep_first_touch(target);
     json op{{"op", "copy"},
-            {"to", where(reinterpret_cast<std::uint64_t>(to))},
-            {"from", where(reinterpret_cast<std::uint64_t>(from))},
+            {"to", target},
+            {"from", source},
             {"bytes", bytes},
             {"direction", way}};
     if (way == "HtoD") {
@@ -168,8 +252,9 @@ void write_copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind ki
 }
 
 void write_memset(void* to, int value, std::size_t bytes) {
-    write_op({{"op", "memset"}, {"to", where(reinterpret_cast<std::uint64_t>(to))}, {"byte", value & 0xff},
-              {"bytes", bytes}});
+    const json target = where(reinterpret_cast<std::uint64_t>(to));
+    keep_first_touch(target);  // a memset of part of it leaves the rest as it was
+    write_op({{"op", "memset"}, {"to", target}, {"byte", value & 0xff}, {"bytes", bytes}});
 }
 
 bool is_runtime_launch(CUpti_CallbackId id) {
@@ -195,6 +280,7 @@ bool moves_memory_or_starts_work(const char* name) {
 bool is_followed_runtime_call(CUpti_CallbackId id);
 
 void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+    if (recorders_own_call) return;
     if (call.callbackSite == CUPTI_API_ENTER) ++runtime_depth;
     if (call.callbackSite == CUPTI_API_EXIT && runtime_depth > 0) --runtime_depth;
     if (current_call.load() < 0) return;
@@ -244,6 +330,7 @@ void on_runtime(CUpti_CallbackId id, const CUpti_CallbackData& call) {
 }
 
 void on_driver(CUpti_CallbackId id, const CUpti_CallbackData& call) {
+    if (recorders_own_call) return;
     if (call.callbackSite != CUPTI_API_ENTER || current_call.load() < 0) return;
     const void* p = call.functionParams;
     switch (id) {
@@ -314,6 +401,15 @@ void stop_following_calls() {
     subscriber = nullptr;
 }
 
-void set_current_call(int repetition) { current_call = repetition; }
+void set_current_call(int repetition) {
+    {
+        std::lock_guard<std::mutex> guard(touched_lock);
+        touched.clear();
+        kept_this_call = 0;
+    }
+    current_call = repetition;
+}
+
+void keep_memory(bool keep) { keeping_memory = keep; }
 
 }  // namespace course_recorder

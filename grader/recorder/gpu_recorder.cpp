@@ -11,6 +11,8 @@
 // Between timed tests nothing is recorded, so the correctness tests run at
 // full speed. The harness calls, in order:
 //   course_gpu_record_start(path, nonce)   once per timed test
+//   course_gpu_record_keep_memory(1)       for a test the judge replays: memory
+//                                          as each call first touches it (call_ops.hpp)
 //   course_gpu_record_mark("begin", k) ... course_gpu_record_mark("end", k)
 //   course_gpu_record_stop()               flushes CUPTI and closes the file
 //
@@ -170,8 +172,11 @@ void course_gpu_record_mark(const char* what, int repetition) {
     if (mark == "begin") course_recorder::set_current_call(repetition);
 }
 
+void course_gpu_record_keep_memory(int keep) { course_recorder::keep_memory(keep != 0); }
+
 int course_gpu_record_stop() {
     // Forced: buffers still being filled are handed over too.
+    course_recorder::keep_memory(false);
     course_recorder::stop_following_calls();
     const CUptiResult flushed = cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (const CUpti_ActivityKind kind : recorded_kinds) cuptiActivityDisable(kind);

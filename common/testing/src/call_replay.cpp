@@ -40,12 +40,50 @@ void* judge_pointer(const recorded_address& a, std::uint64_t bytes, const replay
     return reinterpret_cast<void*>(*moved);
 }
 
+// Sets on the judge's copy of a kernel the attributes the student's program
+// had set on its own (the record's), before the launch that needs them: a
+// refusal is the replay's, never a wrong answer.
+void set_recorded_attributes(const student_modules& modules, const student_kernel& kernel, const recorded_op& op) {
+    auto set = [&](CUfunction_attribute attribute, std::uint32_t value, const char* what) {
+        if (const CUresult r = modules.set_attribute(kernel, attribute, static_cast<int>(value)); r != CUDA_SUCCESS)
+            throw replay_refused(fmt::format("the judge could not set {} of {} to {}, as your program had (CUDA "
+                                             "driver error {})",
+                                             what, readable_kernel_name(op.kernel), value, static_cast<int>(r)));
+    };
+    if (op.max_dynamic_shared_bytes)
+        set(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, *op.max_dynamic_shared_bytes,
+            "the dynamic shared memory it may use");
+    if (op.shared_carveout_percent)
+        set(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT, *op.shared_carveout_percent,
+            "the shared memory carve-out");
+}
+
 }  // namespace
 
 void call_replay::prepare(const gpu_repetition& call) {
     steps_.clear();
+    kept_.clear();
+    bytes_not_kept_ = 0;
     host_memory_.clear();
     if (!call.unreplayable.empty()) throw replay_refused(call.unreplayable.front());
+    // Memory the call found as it was: the judge's scratch for it starts the
+    // same. The test's own arrays are not scratch: they get new inputs.
+    for (const kept_memory& found : call.kept) {
+        bool scratch = false;
+        const auto moved = addresses_.translate_range(
+            {found.base, found.base, found.size}, found.size, [&](std::uint64_t base, std::uint64_t size) {
+                scratch = true;
+                return scratch_(base, size);
+            });
+        if (!moved || !scratch) continue;
+        if (!found.kept()) {
+            bytes_not_kept_ += found.size;
+            continue;
+        }
+        host_memory_.emplace_back(found.size);
+        std::copy(found.data.begin(), found.data.end(), host_memory_.back().data());
+        kept_.push_back({reinterpret_cast<void*>(*moved), host_memory_.size() - 1});
+    }
     for (const recorded_op& op : call.ops) {
         step s;
         s.what = op.what;
@@ -63,6 +101,7 @@ void call_replay::prepare(const gpu_repetition& call) {
                                                      *kernel->argument_bytes));
                 s.kernel = op.kernel;
                 s.function = *kernel;
+                set_recorded_attributes(modules_, *kernel, op);
                 std::copy(op.grid, op.grid + 3, s.grid);
                 std::copy(op.block, op.block + 3, s.block);
                 s.shared_bytes = op.shared_bytes;
@@ -101,6 +140,13 @@ void call_replay::prepare(const gpu_repetition& call) {
                 break;
         }
         steps_.push_back(std::move(s));
+    }
+}
+
+void call_replay::start_as_recorded(cudaStream_t stream) {
+    for (const kept_copy& k : kept_) {
+        const auto& bytes = host_memory_[k.host_index];
+        CUDA_CHECK(cudaMemcpyAsync(k.to, bytes.data(), bytes.size(), cudaMemcpyHostToDevice, stream));
     }
 }
 

@@ -88,6 +88,27 @@ bool read_triple(const json& line, const char* key, std::uint32_t (&out)[3]) {
     return true;
 }
 
+// An optional number: absent is fine, present must be one.
+template <class T>
+bool read_optional(const json& line, const char* key, std::optional<T>& out) {
+    if (!line.contains(key)) return true;
+    T value{};
+    if (!read_number(line, key, value)) return false;
+    out = value;
+    return true;
+}
+
+// A "kept" line: memory as the call found it.
+bool read_kept(const json& line, kept_memory& kept) {
+    const auto at = line.find("at");
+    recorded_address where;
+    if (at == line.end() || !read_address(*at, where) || where.value != where.base || where.size == 0) return false;
+    kept.base = where.base;
+    kept.size = where.size;
+    if (!line.contains("data")) return true;
+    return read_hex(line, "data", kept.data, kept_memory_bytes) && kept.data.size() == kept.size;
+}
+
 // One "op" line; `why` is set (and true returned) for an unreplayable one.
 bool read_op(const json& line, recorded_op& op, std::string& why) {
     std::string kind;
@@ -98,7 +119,9 @@ bool read_op(const json& line, recorded_op& op, std::string& why) {
         const auto pointers = line.find("pointers");
         if (!read_text(line, "kernel", op.kernel) || !read_triple(line, "grid", op.grid) ||
             !read_triple(line, "block", op.block) || !read_number(line, "shared", op.shared_bytes) ||
-            !read_hex(line, "args", op.args, max_argument_bytes) || pointers == line.end() || !pointers->is_array())
+            !read_hex(line, "args", op.args, max_argument_bytes) || pointers == line.end() || !pointers->is_array() ||
+            !read_optional(line, "max_dynamic_shared", op.max_dynamic_shared_bytes) ||
+            !read_optional(line, "carveout", op.shared_carveout_percent))
             return false;
         for (const auto& p : *pointers) {
             recorded_address where;
@@ -163,8 +186,13 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
     std::map<std::uint32_t, gpu_api_call> calls;  // by correlation id
     std::map<int, mark_pair> marks;
     std::vector<gpu_activity> work;
-    // Each repetition's ops, and what could not be written down, as read.
-    std::vector<std::pair<std::vector<recorded_op>, std::vector<std::string>>> ops;
+    // Each repetition's ops, what could not be written down, and the memory kept, as read.
+    struct call_account {
+        std::vector<recorded_op> ops;
+        std::vector<std::string> unreplayable;
+        std::vector<kept_memory> kept;
+    };
+    std::vector<call_account> ops;
     bool header = false;
     std::size_t lines = 0;
     std::istringstream in{std::string(text)};
@@ -183,12 +211,17 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
         if (line.contains("op")) {
             int rep = -1;
             recorded_op op;
+            kept_memory kept;
             std::string why;
-            if (!read_number(line, "rep", rep) || rep < 0 || rep >= max_repetitions || !read_op(line, op, why))
+            const bool is_kept = line.value("op", "") == "kept";
+            if (!read_number(line, "rep", rep) || rep < 0 || rep >= max_repetitions ||
+                !(is_kept ? read_kept(line, kept) : read_op(line, op, why)))
                 return refuse("line " + std::to_string(lines) + " is a damaged account of a call");
             if (ops.size() <= static_cast<std::size_t>(rep)) ops.resize(static_cast<std::size_t>(rep) + 1);
-            if (!why.empty()) ops[static_cast<std::size_t>(rep)].second.push_back(std::move(why));
-            else ops[static_cast<std::size_t>(rep)].first.push_back(std::move(op));
+            auto& account = ops[static_cast<std::size_t>(rep)];
+            if (is_kept) account.kept.push_back(std::move(kept));
+            else if (!why.empty()) account.unreplayable.push_back(std::move(why));
+            else account.ops.push_back(std::move(op));
         } else if (line.contains("calls_followed")) {
             record.calls_followed = line.value("calls_followed", false);
             if (!read_number(line, "cupti_error", record.cupti_error))
@@ -239,12 +272,17 @@ std::optional<gpu_record> parse_gpu_record(std::string_view text, std::string& w
             return refuse("the marks of repetition " + std::to_string(index) + " are missing or out of order");
         if (!record.repetitions.empty() && *pair.begin < record.repetitions.back().end)
             return refuse("repetition " + std::to_string(index) + " begins before the one before it ends");
-        record.repetitions.push_back({index, *pair.begin, *pair.end, {}, {}});
+        gpu_repetition repetition;
+        repetition.index = index;
+        repetition.begin = *pair.begin;
+        repetition.end = *pair.end;
+        record.repetitions.push_back(std::move(repetition));
     }
     if (ops.size() > record.repetitions.size()) return refuse("it accounts for a call that was never marked");
     for (std::size_t r = 0; r < ops.size(); ++r) {
-        record.repetitions[r].ops = std::move(ops[r].first);
-        record.repetitions[r].unreplayable = std::move(ops[r].second);
+        record.repetitions[r].ops = std::move(ops[r].ops);
+        record.repetitions[r].unreplayable = std::move(ops[r].unreplayable);
+        record.repetitions[r].kept = std::move(ops[r].kept);
     }
     // Each piece of work goes to the repetition during which its API call was made.
     for (auto& a : work) {

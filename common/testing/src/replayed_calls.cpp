@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <random>
 #include <string>
@@ -34,6 +35,7 @@ std::vector<placed_array> as_placed(const std::vector<std::uint64_t>& words) {
 struct replay_findings {
     int wrong = 0;
     std::string first;  // the first wrong value, in words
+    std::uint64_t bytes_not_kept = 0;  // the most memory of a wrong replay that started with a pattern
 };
 
 }  // namespace
@@ -58,6 +60,9 @@ std::vector<std::uint64_t> placement(const timed_calls& work) {
 std::optional<double> replay_calls(const timed_calls& work, const gpu_record& record,
                                    const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream) {
     auto refuse = [&](const std::string& why) -> std::optional<double> {
+        // The calls were not timed at all: a profile of how fast the
+        // kernels ran would explain nothing about why.
+        next_failure_explained_beyond_the_tools();
         ADD_FAILURE() << "the speed of " << work.name << " could not be graded: " << why
                       << ".\nThe judge times your kernels by launching them again in its own process, as your call "
                          "launched them, on new inputs (TRUST.md, item 9).";
@@ -91,22 +96,22 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
     const std::uint64_t replay_seeds = (std::uint64_t{entropy()} << 32) | entropy();
     for (int k = 0; k < work.repetitions; ++k) {
         const std::uint64_t inputs = replay_seeds + 1000 * static_cast<std::uint64_t>(k);
-        // The output holds NaN, the scratch a pattern, every module its
-        // __device__ variables' first values, the L2 cache no persisting
-        // lines: nothing is left from an earlier call. Then the new inputs.
+        // The output holds NaN, every module its __device__ variables'
+        // first values, the L2 cache no persisting lines, the scratch a
+        // pattern, then what the student's call found in it where the
+        // recorder kept that: nothing is left from an earlier replay. Then
+        // the new inputs.
         CUDA_CHECK(cudaMemsetAsync(output, 0xFF, output_bytes, stream));
         work.fresh_inputs(inputs, stream);
-        scratch.fill_with_pattern(stream);
         clear_persisting_l2();
         if (!modules->reload(why)) return refuse(why);
         try {
             replay.prepare(record.repetitions[static_cast<std::size_t>(k)]);
-        } catch (const foreign_kernel_refused& e) {
-            next_failure_explained_beyond_the_tools();  // no kernel of the student's did the work
-            return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         } catch (const replay_refused& e) {
             return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         }
+        scratch.fill_with_pattern(stream);
+        replay.start_as_recorded(stream);
         CUDA_CHECK(cudaDeviceSynchronize());
         // Everything queued behind a hold, then let go: the replay runs back
         // to back, without the judge's own launch gaps in its time.
@@ -126,6 +131,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         work.call(stream);
         const far_values far = counter.count(replayed.view(), work.output, work.tolerance, stream);
         if (far.count == 0) continue;
+        findings.bytes_not_kept = std::max(findings.bytes_not_kept, replay.bytes_not_kept());
         if (findings.wrong++ == 0) {
             const auto got = read_at(replayed.view(), {far.first});
             const auto expected = read_at(work.output, {far.first});
@@ -136,13 +142,22 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
     }
     if (findings.wrong > 0) {
         next_failure_explained_beyond_the_tools();  // what the calls computed, not how fast
+        const std::string not_kept =
+            findings.bytes_not_kept == 0
+                ? std::string()
+                : fmt::format("\nYour calls also used {} KiB of device memory besides the test's arrays in "
+                              "allocations larger than the {} KiB the recorder copies: the replay started those with "
+                              "a pattern, not with what your call found there. A kernel that relies on what an "
+                              "earlier call left in a large allocation fails here for that reason.",
+                              (findings.bytes_not_kept + 1023) / 1024, kept_memory_bytes / 1024);
         ADD_FAILURE() << fmt::format(
             "replaying what your calls launched did not compute {}: in {} of {} replays the output was wrong.\n{}.\n"
             "The judge launches your kernels again in its own process, exactly as your call launched them, on new "
-            "inputs, and times that. A call whose answer depends on anything but the kernels' arguments and the "
-            "test's arrays (a value kept in device memory from an earlier call, a result finished on the host, "
-            "work left for later) does not replay to the right answer, so its speed cannot be graded.",
-            work.name, findings.wrong, work.repetitions, findings.first);
+            "inputs, and times that; device memory your call found (up to {} KiB an allocation) starts as it was. "
+            "A call whose answer depends on anything else (a result finished on the host, work left for later, "
+            "an answer worked out for the inputs an earlier call saw) does not replay to the right answer, so its "
+            "speed cannot be graded.{}",
+            work.name, findings.wrong, work.repetitions, findings.first, kept_memory_bytes / 1024, not_kept);
         return std::nullopt;
     }
     return summarize(ms).median;

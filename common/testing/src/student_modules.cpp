@@ -64,6 +64,7 @@ struct student_modules::driver {
         driver_function<decltype(&cuFuncGetParamInfo)>("cuFuncGetParamInfo", 12040);
     decltype(&cuFuncLoad) load_function = driver_function<decltype(&cuFuncLoad)>("cuFuncLoad", 12040);
     decltype(&cuLaunchKernel) launch = driver_function<decltype(&cuLaunchKernel)>("cuLaunchKernel");
+    decltype(&cuFuncSetAttribute) set_attribute = driver_function<decltype(&cuFuncSetAttribute)>("cuFuncSetAttribute");
 
     static const driver& get() {
         static const driver d;
@@ -148,6 +149,11 @@ std::optional<student_kernel> student_modules::kernel(const std::string& mangled
     for (const auto& [name, function] : given_)
         if (name == mangled) return ready(function);
     return std::nullopt;
+}
+
+CUresult student_modules::set_attribute(const student_kernel& kernel, CUfunction_attribute attribute,
+                                        int value) const {
+    return driver_.set_attribute(kernel.function, attribute, value);
 }
 
 CUresult student_modules::launch(const student_kernel& kernel, const std::uint32_t grid[3],

@@ -41,6 +41,7 @@ struct recorder {
     gpu_record_start_fn start = nullptr;
     gpu_record_mark_fn mark = nullptr;
     gpu_record_stop_fn stop = nullptr;
+    gpu_record_keep_memory_fn keep_memory = nullptr;
 };
 
 // The recorder at `path`, loaded the first time (a process records with one
@@ -56,7 +57,8 @@ const recorder* grader_recorder(const char* path) {
         r.start = reinterpret_cast<gpu_record_start_fn>(dlsym(library, gpu_record_start_symbol));
         r.mark = reinterpret_cast<gpu_record_mark_fn>(dlsym(library, gpu_record_mark_symbol));
         r.stop = reinterpret_cast<gpu_record_stop_fn>(dlsym(library, gpu_record_stop_symbol));
-        return r.start && r.mark && r.stop ? &r : nullptr;
+        r.keep_memory = reinterpret_cast<gpu_record_keep_memory_fn>(dlsym(library, gpu_record_keep_memory_symbol));
+        return r.start && r.mark && r.stop && r.keep_memory ? &r : nullptr;
     }();
     return loaded;
 }
@@ -224,6 +226,9 @@ void record_calls(const timed_calls& work, cudaStream_t stream) {
     // Where this process placed the arrays: the judge maps the recorded
     // launches' pointers onto its own copies by them.
     if (!work.arrays.empty()) observe("arrays", placement(work));
+    // A call the judge replays: memory it keeps between calls is copied as
+    // each call finds it, so that the replay starts with the same.
+    if (recording && !work.arrays.empty()) r->keep_memory(1);
     make_calls(work, stream, recording ? r : nullptr);
     if (recording) r->stop();
     verdict_left_to_judge();

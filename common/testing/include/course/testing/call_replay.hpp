@@ -29,10 +29,12 @@
 namespace course::testing {
 
 // Memory of the judge's own for each device allocation the call used
-// outside the test's arrays (its scratch, or a cache kept from an earlier
+// outside the test's arrays (its scratch, or a counter kept from an earlier
 // call): made at the first use, at most `budget_bytes` in all, and filled
-// with a pattern before every replay, so that what an earlier call left
-// there is gone.
+// with a pattern before every replay, so that what an earlier replay left
+// there is gone. What the student's call found there, where the recorder
+// kept it (gpu_record.hpp's kept_memory), is copied in after the pattern
+// (call_replay::start_as_recorded).
 class replay_scratch {
 public:
     explicit replay_scratch(std::uint64_t budget_bytes) : budget_(budget_bytes) {}
@@ -75,9 +77,19 @@ public:
     // recorder could not follow). Call it after the modules were reloaded.
     void prepare(const gpu_repetition& call);
 
+    // Queues copies that give the judge's scratch memory the contents the
+    // student's call found in it (the record's kept memory), after
+    // replay_scratch::fill_with_pattern and before queue(), outside the time.
+    void start_as_recorded(cudaStream_t stream);
+
     // Queues what prepare() made ready on `stream`; waits for nothing.
     // Throws replay_refused where the driver refuses a launch.
     void queue(cudaStream_t stream);
+
+    // Bytes of memory besides the test's arrays that the call used and the
+    // recorder did not keep (allocations above kept_memory_bytes): the
+    // replay starts them with a pattern, which a failure message names.
+    std::uint64_t bytes_not_kept() const { return bytes_not_kept_; }
 
 private:
     // One op, ready to queue.
@@ -95,10 +107,18 @@ private:
         cudaMemcpyKind direction = cudaMemcpyDeviceToDevice;
     };
 
+    // Kept memory, ready to copy in: the judge's address and the bytes.
+    struct kept_copy {
+        void* to = nullptr;
+        std::size_t host_index = 0;  // into host_memory_
+    };
+
     const student_modules& modules_;
     const replay_addresses& addresses_;
     replay_scratch& scratch_;
     std::vector<step> steps_;
+    std::vector<kept_copy> kept_;
+    std::uint64_t bytes_not_kept_ = 0;
     std::vector<pinned_array<std::uint8_t>> host_memory_;
 };
 

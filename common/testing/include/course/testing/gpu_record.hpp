@@ -18,6 +18,8 @@
 //   {"op":"memset","rep":0,"to":[<value>,<base>,<size>],"byte":0,"bytes":4096}   in order
 //   {"op":"copy","rep":0,"to":[...],"from":[...],"bytes":64,"direction":"HtoD","data":"<hex>"}
 //   {"op":"unreplayable","rep":0,"why":"a launch of ... set launch attributes"}
+//   {"op":"kept","rep":0,"at":[<base>,<base>,<size>],"data":"<hex>"}   device memory the call
+//                     used besides its launches' results, as the call found it (no "data": too large to keep)
 //   {"mark":"end","rep":0,"t":1600}                         harness: call 0 has returned
 //   {"dropped":0}
 //   {"complete":true}
@@ -51,10 +53,14 @@ inline constexpr const char* gpu_record_suffix = ".gpu_record";
 inline constexpr const char* gpu_record_start_symbol = "course_gpu_record_start";
 inline constexpr const char* gpu_record_mark_symbol = "course_gpu_record_mark";
 inline constexpr const char* gpu_record_stop_symbol = "course_gpu_record_stop";
+inline constexpr const char* gpu_record_keep_memory_symbol = "course_gpu_record_keep_memory";
 // int start(const char* path, const char* nonce): 0 once recording, else CUPTI's error code.
 using gpu_record_start_fn = int (*)(const char*, const char*);
 // void mark(const char* what, int repetition): "begin" or "end", stamped now.
 using gpu_record_mark_fn = void (*)(const char*, int);
+// void keep_memory(int keep): after start, for calls the judge replays: also
+// write down device memory as each call first touches it (kept_memory).
+using gpu_record_keep_memory_fn = void (*)(int);
 // int stop(void): flushes what the GPU did and closes the file; 0 when complete.
 using gpu_record_stop_fn = int (*)();
 
@@ -100,6 +106,13 @@ struct recorded_op {
     std::uint32_t shared_bytes = 0;
     std::vector<std::uint8_t> args;
     std::vector<std::pair<std::size_t, recorded_address>> pointers;
+    // The kernel's function attributes when it was launched, where the
+    // program set them (cudaFuncSetAttribute): the dynamic shared memory it
+    // may ask for (above 48 KiB only once set), and the preferred shared
+    // memory carve-out in percent. The judge sets them again before its
+    // replay's launch.
+    std::optional<std::uint32_t> max_dynamic_shared_bytes;
+    std::optional<std::uint32_t> shared_carveout_percent;
     // A memset (every byte set to `byte`) or a copy.
     recorded_address to, from;
     std::uint64_t bytes = 0;
@@ -108,6 +121,20 @@ struct recorded_op {
     std::vector<std::uint8_t> data;  // an HtoD copy: the bytes it copied
 };
 
+// Device memory a call used that it did not get from the test (a counter
+// kept between calls, a table made once), as it was when the call first
+// touched it: the recorder copies it then, up to `kept_memory_bytes` an
+// allocation. The judge's replay starts with the same contents, so that
+// state an honest kernel keeps between calls (a one-pass reduction's block
+// counter) replays as it ran. `data` is empty where the allocation was too
+// large to keep: the replay gives it a pattern instead.
+struct kept_memory {
+    std::uint64_t base = 0, size = 0;
+    std::vector<std::uint8_t> data;
+    bool kept() const { return data.size() == size && size > 0; }
+};
+inline constexpr std::uint64_t kept_memory_bytes = 64 * 1024;
+
 struct gpu_repetition {
     int index = 0;
     std::uint64_t begin = 0, end = 0;   // the harness's marks: the call made, the call returned (host time)
@@ -115,6 +142,7 @@ struct gpu_repetition {
     std::vector<gpu_api_call> calls;    // the API calls made during it, by start time
     std::vector<recorded_op> ops;       // what it asked the GPU to do, in order (where calls were followed)
     std::vector<std::string> unreplayable;  // what it did that the recorder could not write down
+    std::vector<kept_memory> kept;      // memory it used, as it found it (where the harness asked)
     int kernels() const;
     // From the first piece of work's start to the last one's end; 0 when none.
     std::uint64_t span() const;

@@ -60,6 +60,11 @@ public:
     // nullopt where none has it.
     std::optional<student_kernel> kernel(const std::string& mangled) const;
 
+    // Sets a function attribute the student's program had set on its own
+    // copy of the kernel (cudaFuncSetAttribute: the dynamic shared memory it
+    // may ask for, the preferred carve-out), so that its launch is the same.
+    CUresult set_attribute(const student_kernel& kernel, CUfunction_attribute attribute, int value) const;
+
     // Launches `kernel` with `arguments` laid out as the kernel takes them.
     CUresult launch(const student_kernel& kernel, const std::uint32_t grid[3], const std::uint32_t block[3],
                     std::uint32_t shared_bytes, std::vector<std::uint8_t>& arguments, cudaStream_t stream) const;
