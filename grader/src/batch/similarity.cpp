@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "system/user_error.hpp"
 
@@ -100,10 +101,24 @@ struct coverage {
     }
 };
 
-// Every k-gram the two have in common, wherever it is on either side: once
-// winnowing has said a pair is worth a look, the match is told in full.
-std::pair<coverage, coverage> matched_tokens(const fingerprinted& a, const fingerprinted& b, std::size_t k) {
+// A k-gram of a file, as the comparison file by file knows it: its hash
+// and its file's name.
+using common_grams = std::unordered_set<std::uint64_t>;
+std::uint64_t file_gram(const fingerprinted& d, const fingerprint& g) {
+    std::uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : d.doc->files[g.file].name) h = (h ^ c) * 1099511628211ull;
+    return mixed(h ^ g.hash);
+}
+
+// What two documents matched, on each side: by any k-gram of the other, or
+// (`same_file`) only by a k-gram of the other's file of the same name that
+// is not one of `common`, the comparison file by file.
+std::pair<coverage, coverage> matched_tokens(const fingerprinted& a, const fingerprinted& b, std::size_t k,
+                                             const common_grams* same_file = nullptr) {
     coverage ca(*a.doc), cb(*b.doc);
+    const auto name = [](const fingerprinted& d, const fingerprint& g) -> const std::string& {
+        return d.doc->files[g.file].name;
+    };
     auto i = a.grams.begin(), j = b.grams.begin();
     while (i != a.grams.end() && j != b.grams.end()) {
         if (i->hash < j->hash) {
@@ -112,8 +127,20 @@ std::pair<coverage, coverage> matched_tokens(const fingerprinted& a, const finge
             ++j;
         } else {
             const std::uint64_t h = i->hash;
-            for (; i != a.grams.end() && i->hash == h; ++i) ca.note_start(*i);
-            for (; j != b.grams.end() && j->hash == h; ++j) cb.note_start(*j);
+            const auto i0 = i, j0 = j;
+            while (i != a.grams.end() && i->hash == h) ++i;
+            while (j != b.grams.end() && j->hash == h) ++j;
+            if (!same_file) {
+                for (auto x = i0; x != i; ++x) ca.note_start(*x);
+                for (auto y = j0; y != j; ++y) cb.note_start(*y);
+                continue;
+            }
+            for (auto x = i0; x != i; ++x)
+                for (auto y = j0; y != j; ++y)
+                    if (name(a, *x) == name(b, *y) && !same_file->count(file_gram(a, *x))) {
+                        ca.note_start(*x);
+                        cb.note_start(*y);
+                    }
         }
     }
     ca.spread(k);
@@ -121,16 +148,23 @@ std::pair<coverage, coverage> matched_tokens(const fingerprinted& a, const finge
     return {std::move(ca), std::move(cb)};
 }
 
-// Runs of matched tokens as line ranges; runs that touch merge.
-std::vector<line_range> ranges_of(const similarity_document& doc, const coverage& c) {
+// Runs of matched tokens as line ranges (of one file, where `only` names
+// it); runs that touch merge. A loop's step is compared after its body
+// (similarity_tokens.hpp), so a run's lines are its lowest to its highest.
+std::vector<line_range> ranges_of(const similarity_document& doc, const coverage& c, const std::string& only = "") {
     std::vector<line_range> out;
     for (std::size_t f = 0; f < doc.files.size(); ++f) {
+        if (!only.empty() && doc.files[f].name != only) continue;
         const auto& tokens = doc.files[f].tokens;
         for (std::size_t t = 0; t < tokens.size(); ++t) {
             if (!c.covered[f][t]) continue;
             std::size_t end = t;
             while (end + 1 < tokens.size() && c.covered[f][end + 1]) ++end;
-            const int first = tokens[t].line, last = tokens[end].line;
+            int first = tokens[t].line, last = first;
+            for (std::size_t u = t; u <= end; ++u) {
+                first = std::min(first, tokens[u].line);
+                last = std::max(last, tokens[u].line);
+            }
             if (!out.empty() && out.back().file == doc.files[f].name && first <= out.back().last + 1)
                 out.back().last = std::max(out.back().last, last);
             else
@@ -155,8 +189,15 @@ std::vector<std::string> excerpt_of(const similarity_document& doc, const std::v
 
 double share(std::size_t part, std::size_t whole) { return whole == 0 ? 0.0 : static_cast<double>(part) / whole; }
 
-// The pair a-b in full, or nothing when it is not a flag.
-std::optional<similar_pair> compare(const fingerprinted& a, const fingerprinted& b, const similarity_settings& s) {
+std::size_t count_in(const std::vector<char>& flags) {
+    return static_cast<std::size_t>(std::count(flags.begin(), flags.end(), 1));
+}
+
+// The pair a-b in full, or nothing when it is not a flag: the whole of
+// what each wrote, or else the file of theirs that matches the other's
+// file of the same name most.
+std::optional<similar_pair> compare(const fingerprinted& a, const fingerprinted& b, const similarity_settings& s,
+                                    const common_grams& common) {
     const auto [ca, cb] = matched_tokens(a, b, s.k);
     similar_pair p;
     p.a = a.doc->name;
@@ -164,13 +205,50 @@ std::optional<similar_pair> compare(const fingerprinted& a, const fingerprinted&
     p.b_kind = b.doc->kind;
     p.matched_a = ca.count;
     p.matched_b = cb.count;
-    p.share_a = share(ca.count, a.doc->token_count());
-    p.share_b = share(cb.count, b.doc->token_count());
+    p.share_a = share(p.matched_a, a.doc->token_count());
+    p.share_b = share(p.matched_b, b.doc->token_count());
     p.similarity = std::max(p.share_a, p.share_b);
-    if (p.similarity < s.threshold || std::min(p.matched_a, p.matched_b) < s.min_matched_tokens) return std::nullopt;
-    p.lines_a = ranges_of(*a.doc, ca);
-    p.lines_b = ranges_of(*b.doc, cb);
-    return p;
+    if (p.similarity >= s.threshold && std::min(p.matched_a, p.matched_b) >= s.min_matched_tokens) {
+        p.lines_a = ranges_of(*a.doc, ca);
+        p.lines_b = ranges_of(*b.doc, cb);
+        return p;
+    }
+    // File by file. What a file matched of the other's same file is at most
+    // what it matched of the other at all: only a file that passes with the
+    // latter is worth the former.
+    const auto flagged = [&](double share_a, double share_b, std::size_t matched_a, std::size_t matched_b) {
+        return std::max(share_a, share_b) >= std::max(s.threshold, s.file_threshold) &&
+               std::min(matched_a, matched_b) >= s.min_file_matched_tokens;
+    };
+    std::vector<std::pair<std::size_t, std::size_t>> worth;  // files (a's, b's) of the same name
+    for (std::size_t fa = 0; fa < a.doc->files.size(); ++fa)
+        for (std::size_t fb = 0; fb < b.doc->files.size(); ++fb) {
+            const auto& x = a.doc->files[fa];
+            const auto& y = b.doc->files[fb];
+            if (x.name != y.name) continue;
+            const std::size_t ma = count_in(ca.covered[fa]), mb = count_in(cb.covered[fb]);
+            if (flagged(share(ma, x.tokens.size()), share(mb, y.tokens.size()), ma, mb)) worth.emplace_back(fa, fb);
+        }
+    if (worth.empty()) return std::nullopt;
+    const auto [fa_cover, fb_cover] = matched_tokens(a, b, s.k, &common);
+    std::optional<similar_pair> best;
+    for (const auto& [fa, fb] : worth) {
+        const auto& x = a.doc->files[fa];
+        const auto& y = b.doc->files[fb];
+        similar_pair f = p;
+        f.file = x.name;
+        f.matched_a = count_in(fa_cover.covered[fa]);
+        f.matched_b = count_in(fb_cover.covered[fb]);
+        f.share_a = share(f.matched_a, x.tokens.size());
+        f.share_b = share(f.matched_b, y.tokens.size());
+        f.similarity = std::max(f.share_a, f.share_b);
+        if (!flagged(f.share_a, f.share_b, f.matched_a, f.matched_b) || (best && f.similarity <= best->similarity))
+            continue;
+        f.lines_a = ranges_of(*a.doc, fa_cover, x.name);
+        f.lines_b = ranges_of(*b.doc, fb_cover, y.name);
+        best = std::move(f);
+    }
+    return best;
 }
 
 }  // namespace
@@ -222,6 +300,22 @@ std::vector<similar_pair> find_similar_pairs(const std::vector<similarity_docume
     std::vector<fingerprinted> docs;
     for (const auto& d : students) docs.push_back(fingerprints_of(d, settings));
     for (const auto& d : course_versions) docs.push_back(fingerprints_of(d, settings));
+    // What most of the class wrote in a file, the lesson dictated (MOSS's
+    // -m): it does not count file by file, where a small file's few lines
+    // would otherwise make every pair of a class alike.
+    common_grams common;
+    if (students.size() >= settings.common_min_students) {
+        std::unordered_map<std::uint64_t, std::size_t> writers;
+        for (std::size_t i = 0; i < students.size(); ++i) {
+            std::vector<std::uint64_t> grams;
+            for (const auto& g : docs[i].grams) grams.push_back(file_gram(docs[i], g));
+            std::sort(grams.begin(), grams.end());
+            grams.erase(std::unique(grams.begin(), grams.end()), grams.end());
+            for (auto g : grams) ++writers[g];
+        }
+        for (const auto& [g, n] : writers)
+            if (static_cast<double>(n) >= settings.common_share * static_cast<double>(students.size())) common.insert(g);
+    }
     std::unordered_map<std::uint64_t, std::vector<std::size_t>> index;  // hash -> documents, ascending
     for (std::size_t j = 0; j < docs.size(); ++j)
         for (auto h : docs[j].winnowed) index[h].push_back(j);
@@ -237,7 +331,7 @@ std::vector<similar_pair> find_similar_pairs(const std::vector<similarity_docume
         std::optional<similar_pair> best_version;
         for (auto j : touched) {
             shared[j] = 0;
-            auto pair = compare(docs[i], docs[j], settings);
+            auto pair = compare(docs[i], docs[j], settings, common);
             if (!pair) continue;
             if (j < students.size()) {
                 pairs.push_back(std::move(*pair));

@@ -19,7 +19,15 @@
 //   - a pair is flagged when the matched tokens are a large enough share of
 //     one side's own code (`similarity`) and enough tokens in all
 //     (`min_matched_tokens`): a three-line kernel everyone writes alike is
-//     too short to tell copied from not.
+//     too short to tell copied from not;
+//   - or else, file by file: when one file's own code matches the other
+//     side's file of the same name nearly whole (`file_threshold`), with a
+//     lower floor (`min_file_matched_tokens`). So a copied small file (the
+//     whole of lesson05's events.cu is about 60 tokens) is flagged however
+//     much else the student wrote, and so is one copied file of many. What
+//     most of a class wrote in a file does not count there: a file so small
+//     that its TODO dictates it (events.cu again) would make every pair of
+//     the class alike.
 // Everything is deterministic: the same class gives the same pairs, in the
 // same order, with the same figures.
 #include <cstddef>
@@ -35,14 +43,27 @@ namespace grader {
 
 // The defaults, against lesson07 (test_similarity.cpp prints its figures):
 // a copy of the solution, renamed and reordered or not, matches it at
-// 95-100%; two tiled kernels written independently match the course's
-// versions at 9-22% and each other not at all; a naive kernel written the
-// usual way matches the solution's at 40%, 69 tokens.
+// 95-100%, and disguised as issue 81 did (renamed, every for a while, `;`
+// after every statement) at 92-93%; two tiled kernels written independently
+// match the course's versions at 9-26% (no file of theirs above 26%) and
+// each other not at all. lesson05's events.cu copied whole, disguised or
+// not, matches the solution's file by file at 100% (55 tokens); its TODOs
+// completed with the runtime's own events, not at all.
 struct similarity_settings {
     double threshold = 0.5;          // the share of one side's own tokens matched, to flag a pair
     std::size_t k = 25;              // tokens per hashed run
     std::size_t window = 4;          // winnowing's window: matches of k + window - 1 tokens are always found
     std::size_t min_matched_tokens = 100;  // fewer matched tokens than this is never a flag
+    // File by file, against the other side's file of the same name: flagged
+    // when this share of one side's file matched (or `threshold`, if higher),
+    // and at least this many tokens.
+    double file_threshold = 0.8;
+    std::size_t min_file_matched_tokens = 40;
+    // File by file, a run of k tokens that this share of the class wrote in
+    // the same file (in a class of at least `common_min_students`) is what
+    // the lesson dictates, and does not count.
+    double common_share = 0.5;
+    std::size_t common_min_students = 10;
 };
 
 // `--similarity`: "off" or "0" (no comparison), a share ("0.6") or a
@@ -85,6 +106,8 @@ struct line_range {
 struct similar_pair {
     std::string a, b;                                // a: a student; b: another student or a course version
     source_kind b_kind = source_kind::student;
+    std::string file;                                // empty: of all they wrote; else the figures are of this file
+                                                     // alone, against the other's file of the same name
     double similarity = 0;                           // the larger of share_a and share_b
     double share_a = 0, share_b = 0;                 // of each side's own tokens, the share that matched
     std::size_t matched_a = 0, matched_b = 0;        // matched tokens on each side

@@ -30,6 +30,9 @@ json ranges_json(const std::vector<line_range>& ranges) {
     return out;
 }
 
+// " in events.cu" for a pair flagged file by file; nothing for a whole one.
+std::string in_file(const similar_pair& p) { return p.file.empty() ? "" : " in " + p.file; }
+
 // 0.934 -> 93: a flag's figure is a whole percentage, rounded down, so that
 // 59.9% never reads as the 60% threshold it missed.
 int percent(double share) { return static_cast<int>(std::floor(share * 100 + 1e-9)); }
@@ -95,6 +98,7 @@ json similarity_json(const class_similarity& result) {
                          {"other", p.b},
                          {"other_kind", kind_name(p.b_kind)},
                          {"other_is", describe_source(p.b_kind, p.b)},
+                         {"file", p.file},
                          {"similarity", p.similarity},
                          {"share_of_student", p.share_a},
                          {"share_of_other", p.share_b},
@@ -109,6 +113,8 @@ json similarity_json(const class_similarity& result) {
             {"k_tokens", s.k},
             {"window", s.window},
             {"min_matched_tokens", s.min_matched_tokens},
+            {"file_threshold", s.file_threshold},
+            {"min_file_matched_tokens", s.min_file_matched_tokens},
             {"students", result.students},
             {"compared_with", result.compared_with},
             {"seconds", result.seconds},
@@ -120,8 +126,9 @@ json similarity_report_data(const class_similarity& result, std::size_t max_pair
     for (std::size_t i = 0; i < result.pairs.size() && i < max_pairs; ++i) {
         const auto& p = result.pairs[i];
         pairs.push_back({{"student", p.a},
-                         {"other", describe_source(p.b_kind, p.b)},
+                         {"other", describe_source(p.b_kind, p.b) + in_file(p)},
                          {"other_kind", kind_name(p.b_kind)},
+                         {"file", p.file},
                          {"similarity", p.similarity},
                          {"percent", percent(p.similarity)},
                          {"lines_student", describe_lines(p.lines_a)},
@@ -138,13 +145,14 @@ json similarity_report_data(const class_similarity& result, std::size_t max_pair
 
 std::map<std::string, std::string> similarity_flags(const class_similarity& result, std::size_t max_per_student) {
     std::map<std::string, std::vector<std::string>> words;  // pairs are most similar first already
-    const auto add = [&](const std::string& student, const std::string& other, double similarity,
+    const auto add = [&](const std::string& student, const std::string& other, const similar_pair& p,
                          const std::vector<line_range>& lines) {
-        words[student].push_back(fmt::format("{} {}% ({})", other, percent(similarity), describe_lines(lines)));
+        words[student].push_back(
+            fmt::format("{} {}%{} ({})", other, percent(p.similarity), in_file(p), describe_lines(lines)));
     };
     for (const auto& p : result.pairs) {
-        add(p.a, describe_source(p.b_kind, p.b), p.similarity, p.lines_a);
-        if (p.b_kind == source_kind::student) add(p.b, p.a, p.similarity, p.lines_b);
+        add(p.a, describe_source(p.b_kind, p.b), p, p.lines_a);
+        if (p.b_kind == source_kind::student) add(p.b, p.a, p, p.lines_b);
     }
     std::map<std::string, std::string> flags;
     for (auto& [student, list] : words) {

@@ -5,7 +5,9 @@
 //     and each side's share, the matched tokens, the matched line ranges on
 //     both sides and the first matched lines of the student's;
 //   - the gradebook's `similarity` column (gradebook.hpp): per student, the
-//     pairs they are in ("the reference solution 93% (vecadd.cu lines 12-30)");
+//     pairs they are in ("the reference solution 93% (vecadd.cu lines 12-30)";
+//     a pair flagged file by file: "the reference solution 100% in events.cu
+//     (events.cu lines 8-18)");
 //   - the class report's "Similar submissions" section (the same pairs).
 // A flag asks the instructor to look; it is not a verdict and changes no score.
 #include <cstddef>

@@ -155,6 +155,214 @@ private:
     int line_ = 1;
 };
 
+// Keywords that change nothing a copy is told by, and that a student adds or
+// takes away at no cost: qualifiers and hints.
+bool is_decoration(std::string_view name) {
+    static const std::unordered_set<std::string_view> names = {
+        "const", "constexpr", "inline", "register", "volatile", "static", "__restrict__", "__restrict", "restrict",
+        "__forceinline__", "__inline__", "__noinline__"};
+    return names.count(name) > 0;
+}
+
+// Raw tokens (with their hashes, names already normalised) made into the
+// stream that is compared: forms that say the same thing become one.
+//   - Empty statements and punctuation that only delimits (`;`, `{`, `}`)
+//     are dropped, and so are decorations (is_decoration), `#pragma unroll`,
+//     parentheses around one token after an operator and a second pair
+//     around the same thing.
+//   - Loops become one form: `for (init; cond; step) body`, `init; while
+//     (cond) { body step; }` and `do body while (cond);` are all `init
+//     <loop> ( cond ) body step`. A postfix `++`/`--` on a name as a
+//     statement or a loop's step is the prefix one.
+// It never fails: whatever it cannot read as a loop it passes through.
+class normaliser {
+public:
+    normaliser(const std::vector<raw_token>& raw, const std::vector<std::uint64_t>& hashes)
+        : raw_(raw), hash_(hashes), match_(raw.size(), none), dropped_(raw.size(), 0) {
+        pair_brackets();
+        mark_redundant_parentheses();
+    }
+
+    std::vector<similarity_token> run() {
+        emit_range(0, raw_.size());
+        return std::move(out_);
+    }
+
+private:
+    static constexpr std::size_t none = static_cast<std::size_t>(-1);
+
+    bool is(std::size_t i, std::size_t end, std::string_view text) const {
+        return i < end && raw_[i].type != raw_token::kind::string && raw_[i].type != raw_token::kind::character &&
+               raw_[i].text == text;
+    }
+    // The bracket that closes the one at `i`, when it is before `end`.
+    std::size_t closing(std::size_t i, std::size_t end) const {
+        return i < end && match_[i] != none && match_[i] < end ? match_[i] : none;
+    }
+
+    void pair_brackets() {
+        std::vector<std::size_t> open;
+        for (std::size_t i = 0; i < raw_.size(); ++i) {
+            if (raw_[i].type != raw_token::kind::punctuation) continue;
+            const std::string_view t = raw_[i].text;
+            if (t == "(" || t == "[" || t == "{") {
+                open.push_back(i);
+                continue;
+            }
+            const std::string_view opener = t == ")" ? "(" : t == "]" ? "[" : t == "}" ? "{" : "";
+            if (opener.empty()) continue;
+            // A closer pairs with the nearest opener of its kind; openers left
+            // open between them were never closed.
+            for (std::size_t k = open.size(); k-- > 0;) {
+                if (raw_[open[k]].text != opener) continue;
+                match_[open[k]] = i;
+                match_[i] = open[k];
+                open.resize(k);
+                break;
+            }
+        }
+    }
+
+    void mark_redundant_parentheses() {
+        for (std::size_t i = 0; i < raw_.size(); ++i) {
+            if (raw_[i].text != "(" || raw_[i].type != raw_token::kind::punctuation || match_[i] == none) continue;
+            const std::size_t j = match_[i];
+            if (i + 1 < j && is(i + 1, j, "(") && match_[i + 1] == j - 1) dropped_[i + 1] = dropped_[j - 1] = 1;
+            const bool after_operator = i > 0 && raw_[i - 1].type == raw_token::kind::punctuation &&
+                                        raw_[i - 1].text != ")" && raw_[i - 1].text != "]" && raw_[i - 1].text != ">";
+            if (j == i + 2 && after_operator) dropped_[i] = dropped_[j] = 1;
+        }
+    }
+
+    void push(std::uint64_t hash, int line) { out_.push_back({hash, line}); }
+
+    void push_raw(std::size_t i) {
+        const raw_token& t = raw_[i];
+        if (dropped_[i]) return;
+        if (t.type == raw_token::kind::punctuation && (t.text == ";" || t.text == "{" || t.text == "}")) return;
+        if (t.type == raw_token::kind::identifier && is_decoration(t.text)) return;
+        push(hash_[i], t.line);
+    }
+
+    // The end of the statement that starts at `i` (one past it), not past `end`.
+    std::size_t statement_end(std::size_t i, std::size_t end) const {
+        if (i >= end) return end;
+        const std::string_view t = raw_[i].text;
+        if (raw_[i].type == raw_token::kind::punctuation) {
+            if (t == "{") return closing(i, end) == none ? end : closing(i, end) + 1;
+            if (t == ";") return i + 1;
+            if (t == "#") {  // a directive is its line; the statement follows it
+                std::size_t j = i;
+                while (j < end && raw_[j].line == raw_[i].line) ++j;
+                return statement_end(j, end);
+            }
+        }
+        if (raw_[i].type == raw_token::kind::identifier) {
+            if ((t == "for" || t == "while" || t == "switch") && closing(i + 1, end) != none && is(i + 1, end, "("))
+                return statement_end(closing(i + 1, end) + 1, end);
+            if (t == "if") {
+                std::size_t j = i + 1;
+                if (is(j, end, "constexpr")) ++j;
+                if (!is(j, end, "(") || closing(j, end) == none) return plain_statement_end(i, end);
+                j = statement_end(closing(j, end) + 1, end);
+                return is(j, end, "else") ? statement_end(j + 1, end) : j;
+            }
+            if (t == "do") {
+                std::size_t j = statement_end(i + 1, end);
+                if (!is(j, end, "while") || !is(j + 1, end, "(") || closing(j + 1, end) == none) return j;
+                j = closing(j + 1, end) + 1;
+                return is(j, end, ";") ? j + 1 : j;
+            }
+        }
+        return plain_statement_end(i, end);
+    }
+
+    // An expression or declaration statement: to its `;`, brackets skipped
+    // whole; or to a closing bracket it did not open.
+    std::size_t plain_statement_end(std::size_t i, std::size_t end) const {
+        for (std::size_t j = i; j < end; ++j) {
+            if (raw_[j].type != raw_token::kind::punctuation) continue;
+            const std::string_view t = raw_[j].text;
+            if (t == ";") return j + 1;
+            if (t == ")" || t == "]" || t == "}") return j;
+            if ((t == "(" || t == "[" || t == "{") && closing(j, end) != none) j = closing(j, end);
+        }
+        return end;
+    }
+
+    void emit_group(std::size_t open, std::size_t close) {
+        push(hash_[open], raw_[open].line);
+        emit_range(open + 1, close);
+        push(hash_[close], raw_[close].line);
+    }
+
+    void emit_range(std::size_t begin, std::size_t end) {
+        static const std::uint64_t loop = fnv1a("<loop>");
+        for (std::size_t i = begin; i < end;) {
+            const raw_token& t = raw_[i];
+            if (t.type == raw_token::kind::identifier && (t.text == "for" || t.text == "while") && is(i + 1, end, "(") &&
+                closing(i + 1, end) != none) {
+                const std::size_t open = i + 1, close = closing(open, end);
+                const std::size_t body_end = statement_end(close + 1, end);
+                std::vector<std::size_t> semicolons;  // the header's own
+                for (std::size_t j = open + 1; j < close; ++j) {
+                    if (is(j, close, ";")) semicolons.push_back(j);
+                    else if ((is(j, close, "(") || is(j, close, "[") || is(j, close, "{")) && closing(j, close) != none)
+                        j = closing(j, close);
+                }
+                if (t.text == "for" && semicolons.size() == 2) {
+                    emit_range(open + 1, semicolons[0]);
+                    push(loop, t.line);
+                    push(hash_[open], raw_[open].line);
+                    emit_range(semicolons[0] + 1, semicolons[1]);
+                    push(hash_[close], raw_[close].line);
+                    emit_range(close + 1, body_end);
+                    emit_range(semicolons[1] + 1, close);
+                } else {
+                    push(loop, t.line);
+                    emit_group(open, close);
+                    emit_range(close + 1, body_end);
+                }
+                i = body_end;
+                continue;
+            }
+            if (t.type == raw_token::kind::identifier && t.text == "do") {
+                const std::size_t body_end = statement_end(i + 1, end);
+                if (is(body_end, end, "while") && is(body_end + 1, end, "(") && closing(body_end + 1, end) != none) {
+                    const std::size_t open = body_end + 1, close = closing(open, end);
+                    push(loop, t.line);
+                    emit_group(open, close);
+                    emit_range(i + 1, body_end);
+                    i = is(close + 1, end, ";") ? close + 2 : close + 1;
+                    continue;
+                }
+            }
+            if (is(i, end, "#") && is(i + 1, end, "pragma") && is(i + 2, end, "unroll")) {
+                const int line = t.line;
+                while (i < end && raw_[i].line == line) ++i;
+                continue;
+            }
+            const bool statement_start = i == begin || is(i - 1, end, ";") || is(i - 1, end, "{") ||
+                                         is(i - 1, end, "}") || is(i - 1, end, ")") || is(i - 1, end, ",");
+            if (t.type == raw_token::kind::identifier && statement_start && (is(i + 1, end, "++") || is(i + 1, end, "--")) &&
+                (i + 2 == end || is(i + 2, end, ";") || is(i + 2, end, ")") || is(i + 2, end, ","))) {
+                push(hash_[i + 1], raw_[i + 1].line);
+                push(hash_[i], t.line);
+                i += 2;
+                continue;
+            }
+            push_raw(i);
+            ++i;
+        }
+    }
+
+    const std::vector<raw_token>& raw_;
+    const std::vector<std::uint64_t>& hash_;
+    std::vector<std::size_t> match_;
+    std::vector<char> dropped_;
+    std::vector<similarity_token> out_;
+};
+
 // A line as the line diff compares it: without any whitespace.
 std::string squeezed(std::string_view line) {
     std::string out;
@@ -180,8 +388,7 @@ std::vector<similarity_token> tokenize_source(std::string_view text, const std::
     static const std::uint64_t id = fnv1a("<id>"), number = fnv1a("<number>"), string = fnv1a("<string>"),
                                character = fnv1a("<char>");
     const std::vector<raw_token> raw = scanner(text).all();
-    std::vector<similarity_token> out;
-    out.reserve(raw.size());
+    std::vector<std::uint64_t> hashes(raw.size());
     for (std::size_t i = 0; i < raw.size(); ++i) {
         const raw_token& t = raw[i];
         std::uint64_t h = fnv1a(t.text);
@@ -197,9 +404,9 @@ std::vector<similarity_token> tokenize_source(std::string_view text, const std::
                 break;
             }
         }
-        out.push_back({h, t.line});
+        hashes[i] = h;
     }
-    return out;
+    return normaliser(raw, hashes).run();
 }
 
 std::set<std::string> skeleton_names(const std::vector<std::string>& skeleton_texts) {

@@ -13,6 +13,15 @@
 //     __syncthreads, cudaMalloc, std, float4, ...), a name the skeleton
 //     already has (the contract's functions, types and parameters), or a
 //     member after `.`, `->` or `::`. So renaming a variable changes nothing.
+//   - What a student adds or rewrites at no cost to hide a copy is made one
+//     form: `;`, `{` and `}` are dropped (so are empty statements, and braces
+//     around one statement), and so are qualifiers and hints (`const`,
+//     `inline`, `__restrict__`, `#pragma unroll`, ...), parentheses around one
+//     token after an operator and a second pair around the same thing. Every
+//     loop is one form: `for (init; cond; step) body`, `init; while (cond) {
+//     body step; }` and `do body while (cond);` all read `init <loop> ( cond )
+//     body step`, and `i++` as a statement or a step reads `++i`. A moved
+//     token keeps its line.
 #include <cstdint>
 #include <set>
 #include <string>
@@ -26,8 +35,9 @@ struct similarity_token {
     int line = 0;            // where it starts in its file, from 1
 };
 
-// Every token of C++/CUDA source, normalised, comments and whitespace left
-// out. `known_names` are the identifiers kept as themselves besides the
+// Every token of C++/CUDA source, normalised as above, comments and
+// whitespace left out; in the order compared (a loop's step after its body),
+// so lines do not always rise. `known_names` are the identifiers kept as themselves besides the
 // built-in ones (skeleton_names() of the lesson's skeleton).
 std::vector<similarity_token> tokenize_source(std::string_view text, const std::set<std::string>& known_names);
 
