@@ -36,9 +36,38 @@ struct replay_findings {
     int wrong = 0;
     std::string first;  // the first wrong value, in words
     std::uint64_t bytes_not_kept = 0;  // the most memory of a wrong replay that started with a pattern
+    std::string precision;             // what the first wrong replay matched instead, if anything
 };
 
+// Whether the first wrong replay's output (`replayed`) is the answer to its
+// inputs rounded to a 10-bit mantissa, as TF32 and FP16 keep them (to
+// nearest, or cut, as a tensor core fed float32 does), where it is not the
+// answer to the inputs themselves: the evidence that the work ran at that
+// precision. Computed by the reference, only once a replay was wrong.
+std::string reduced_precision_finding(const timed_calls& work, std::uint64_t inputs, device_span<const float> replayed,
+                                      device_span<const float> scale, far_value_counter& counter,
+                                      cudaStream_t stream) {
+    for (const auto& [rounding, how] : {std::pair{mantissa_rounding::nearest, "rounded to nearest"},
+                                        std::pair{mantissa_rounding::toward_zero, "cut"}}) {
+        work.fresh_inputs(inputs, stream);
+        keep_ten_mantissa_bits(work.arrays, rounding, stream);
+        work.call(stream);
+        if (counter.count(replayed, work.output, scale, work.tolerance, stream).count > 0) continue;
+        return reduced_precision_words(how);
+    }
+    return {};
+}
+
 }  // namespace
+
+std::string reduced_precision_words(const char* how) {
+    return fmt::format(
+        "\nYour output is, within float32's rounding, the answer to these inputs with their mantissas {} to 10 "
+        "bits: the precision of TF32 or FP16, as tensor cores read their inputs. This test asks for float32 "
+        "arithmetic (float inputs, float accumulators, the CUDA cores); the inputs have bits below those 10 that "
+        "change the answer.",
+        how);
+}
 
 void clear_persisting_l2() {
     if (cudaCtxResetPersistingL2Cache() != cudaSuccess) (void)cudaGetLastError();  // none before Ampere
@@ -85,6 +114,9 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
     float* output = const_cast<float*>(work.output.data());  // the test's own array
     const std::size_t output_bytes = work.output.size() * sizeof(float);
     device_array<float> replayed(work.output.size());
+    // What rounding can err by, element by element: the reference's answer
+    // on the magnitudes of the same inputs (result_check.hpp).
+    device_array<float> scale(work.output.size());
     pinned_array<unsigned> hold_flag(1);
     far_value_counter counter;
     replay_findings findings;
@@ -125,11 +157,16 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
             return refuse(fmt::format("replaying call {} failed on the GPU ({}: {})", k + 1, cudaGetErrorName(ran),
                                       cudaGetErrorString(ran)));
         ms.push_back(timer.elapsed().count());
-        // The reference on the same inputs, compared in every element.
+        // The reference on the same inputs, compared in every element, each
+        // against the reference's answer on their magnitudes.
         CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
         work.fresh_inputs(inputs, stream);
+        take_magnitudes(work.arrays, stream);
         work.call(stream);
-        const far_values far = counter.count(replayed.view(), work.output, work.tolerance, stream);
+        CUDA_CHECK(cudaMemcpyAsync(scale.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
+        work.fresh_inputs(inputs, stream);
+        work.call(stream);
+        const far_values far = counter.count(replayed.view(), work.output, scale.view(), work.tolerance, stream);
         if (far.count == 0) continue;
         findings.bytes_not_kept = std::max(findings.bytes_not_kept, replay.bytes_not_kept());
         if (findings.wrong++ == 0) {
@@ -138,6 +175,9 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
             findings.first = fmt::format("in replay {}, {} of {} elements were wrong; element {}: the reference gives "
                                          "{}, the replay gave {}",
                                          k + 1, far.count, work.output.size(), far.first, expected[0], got[0]);
+            // Last: it computes into the output again.
+            findings.precision =
+                reduced_precision_finding(work, inputs, replayed.view(), scale.view(), counter, stream);
         }
     }
     if (findings.wrong > 0) {
@@ -156,8 +196,9 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
             "inputs, and times that; device memory your call found (up to {} KiB an allocation) starts as it was. "
             "A call whose answer depends on anything else (a result finished on the host, work left for later, "
             "an answer worked out for the inputs an earlier call saw) does not replay to the right answer, so its "
-            "speed cannot be graded.{}",
-            work.name, findings.wrong, work.repetitions, findings.first, kept_memory_bytes / 1024, not_kept);
+            "speed cannot be graded.{}{}",
+            work.name, findings.wrong, work.repetitions, findings.first, kept_memory_bytes / 1024,
+            findings.precision, not_kept);
         return std::nullopt;
     }
     return summarize(ms).median;

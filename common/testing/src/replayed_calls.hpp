@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "course/pinned_array.hpp"
@@ -33,6 +34,10 @@ void time_behind_hold(cudaStream_t stream, pinned_array<unsigned>& hold_flag, ev
     queue();
     timer.stop(stream);
 }
+
+// The words of a failure whose output was found to be the answer to the
+// inputs with 10-bit mantissas, rounded `how` ("rounded to nearest", "cut").
+std::string reduced_precision_words(const char* how);
 
 // Where the test's arrays lie in this process: address and bytes of each,
 // as the student's program records them and the judge compares.

@@ -21,6 +21,7 @@
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/result_check.hpp"
 #include "course/testing/stream_order.hpp"
 #include "course/timing.hpp"
 #include "replayed_calls.hpp"
@@ -87,8 +88,27 @@ std::vector<std::uint64_t> positions_nobody_knows(std::size_t size) {
     return positions;
 }
 
-bool close(float got, float expected, double tolerance) {
-    return std::isfinite(got) && std::abs(double{got} - expected) <= tolerance * std::max(1.0, std::abs(double{expected}));
+// Within the test's tolerance of `expected`, measured against `scale`
+// (result_check.hpp).
+bool close(float got, float expected, float scale, double tolerance) {
+    return within_tolerance(got, expected, scale, tolerance);
+}
+
+// What rounding can err by at `positions` (result_check.hpp): the
+// reference's answer on the magnitudes of the inputs of `seed`, where the
+// test names its arrays; else each expected value's own size, at least 1.
+std::vector<float> scale_at(const timed_calls& work, std::uint64_t seed, const std::vector<std::uint64_t>& positions,
+                            const std::vector<float>& expected, cudaStream_t stream) {
+    if (work.arrays.empty()) {
+        std::vector<float> scale;
+        for (const float e : expected) scale.push_back(static_cast<float>(scale_without_magnitudes(e)));
+        return scale;
+    }
+    work.fresh_inputs(seed, stream);
+    take_magnitudes(work.arrays, stream);
+    work.call(stream);
+    CUDA_CHECK(cudaDeviceSynchronize());
+    return read_at(work.output, positions);
 }
 
 // What the judge saw of the calls' outputs.
@@ -96,15 +116,38 @@ struct output_findings {
     int wrong = 0;  // calls with at least one wrong value
     int stale = 0;  // of those, calls whose every wrong value was what the output held before the call
     std::string first;  // the first wrong value, in words
+    std::string precision;  // what the first wrong call's values are instead, where the judge could tell
 };
+
+// Whether the values `got` at `positions` are the answer to the inputs of
+// `seed` with 10-bit mantissas (TF32, FP16: reduced_precision_words), where
+// they were not the answer to the inputs themselves. Computed by the
+// reference, only once a call was wrong.
+std::string reduced_precision_at(const timed_calls& work, std::uint64_t seed,
+                                 const std::vector<std::uint64_t>& positions, const std::vector<float>& scale,
+                                 const std::vector<float>& got, cudaStream_t stream) {
+    if (work.arrays.empty()) return {};
+    for (const auto& [rounding, how] : {std::pair{mantissa_rounding::nearest, "rounded to nearest"},
+                                        std::pair{mantissa_rounding::toward_zero, "cut"}}) {
+        work.fresh_inputs(seed, stream);
+        keep_ten_mantissa_bits(work.arrays, rounding, stream);
+        work.call(stream);
+        CUDA_CHECK(cudaDeviceSynchronize());
+        const auto low = read_at(work.output, positions);
+        bool all = true;
+        for (std::size_t p = 0; p < positions.size() && all; ++p) all = close(got[p], low[p], scale[p], work.tolerance);
+        if (all) return detail::reduced_precision_words(how);
+    }
+    return {};
+}
 
 void check_call_output(const timed_calls& work, int call, const std::vector<std::uint64_t>& positions,
                        const std::vector<float>& before, const std::vector<float>& expected,
-                       const std::vector<float>& got, output_findings& findings) {
+                       const std::vector<float>& scale, const std::vector<float>& got, output_findings& findings) {
     bool wrong = false, all_stale = true;
     for (std::size_t p = 0; p < positions.size(); ++p) {
-        if (close(got[p], expected[p], work.tolerance)) continue;
-        const bool stale = close(got[p], before[p], work.tolerance);
+        if (close(got[p], expected[p], scale[p], work.tolerance)) continue;
+        const bool stale = close(got[p], before[p], scale[p], work.tolerance);
         all_stale = all_stale && stale;
         if (!wrong && findings.first.empty())
             findings.first = fmt::format(
@@ -129,7 +172,8 @@ void report_outputs(const timed_calls& work, const output_findings& f) {
     next_failure_explained_beyond_the_tools();
     ADD_FAILURE() << what << ".\n"
                   << f.first << ".\nEvery call gets new inputs, and must compute its answer from them: an answer "
-                                "kept from an earlier call, or work left for later, is not a speed.";
+                                "kept from an earlier call, or work left for later, is not a speed."
+                  << f.precision;
 }
 
 bool is_harness_kernel(const gpu_activity& a) { return a.name.find("course_harness_") != std::string::npos; }
@@ -258,7 +302,11 @@ std::optional<gpu_record> judge_calls(const timed_calls& work, cudaStream_t stre
             ADD_FAILURE() << "the recorded positions of call " << k + 1 << " are not in the output";
             return std::nullopt;
         }
-        check_call_output(work, k, positions, before, expected, got, findings);
+        const auto scale = scale_at(work, inputs_seed(k), positions, expected, stream);
+        const int wrong_before = findings.wrong;
+        check_call_output(work, k, positions, before, expected, scale, got, findings);
+        if (wrong_before == 0 && findings.wrong > 0)
+            findings.precision = reduced_precision_at(work, inputs_seed(k), positions, scale, got, stream);
     }
     if (findings.wrong > 0) {
         report_outputs(work, findings);

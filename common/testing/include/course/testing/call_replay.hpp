@@ -122,18 +122,18 @@ private:
     std::vector<pinned_array<std::uint8_t>> host_memory_;
 };
 
-// How many values of `got` are not `expected` within `tolerance` (relative
-// to the value, at least 1), and the first of them: the replay's output
-// checked on the GPU, every element. Its memory is made once, for every
-// replay of a test.
+// How many values of `got` are not `expected` within `tolerance` of
+// `scale` (result_check.hpp; an empty scale: each value's own size, at
+// least 1), and the first of them: the replay's output checked on the GPU,
+// every element. Its memory is made once, for every replay of a test.
 struct far_values {
     std::uint64_t count = 0;
     std::uint64_t first = 0;
 };
 class far_value_counter {
 public:
-    far_values count(device_span<const float> got, device_span<const float> expected, double tolerance,
-                     cudaStream_t stream);
+    far_values count(device_span<const float> got, device_span<const float> expected, device_span<const float> scale,
+                     double tolerance, cudaStream_t stream);
 
 private:
     device_array<unsigned long long> result_{2};

@@ -34,6 +34,27 @@ std::size_t elements_that_fit(std::size_t most, int arrays, std::size_t element_
 void expect_bandwidth_share(const timed_calls& work, double bytes, std::size_t copy_bytes, double min_share,
                             const std::string& advice);
 
+// Figures no right answer reaches: above them the work was not all done in
+// the time, whatever the replay's output says (TRUST.md item 9).
+// - A memory-bound call moves every byte it reads and writes: the best
+//   kernels measured reach 107% of the copy bandwidth measured in the same
+//   run (grader/textbooks/README.md); 150% is beyond any.
+inline constexpr double most_copy_share = 1.5;
+// - A float32 product on the CUDA cores: at most one fused multiply-add a
+//   lane a clock. Lanes per SM by compute capability, from the Programming
+//   Guide's table of arithmetic instruction throughput (32-bit floating-point
+//   multiply-add): 64 for 6.0, 7.x and 8.0; 128 for the others from 5.0 on
+//   (and for any newer one, so that the ceiling errs high).
+int float32_lanes_per_sm(int major, int minor);
+// The peak float32 rate in GFLOP/s (two operations a multiply-add) of `sms`
+// SMs of that compute capability at `clock_khz`.
+double peak_float32_gflops(int major, int minor, int sms, int clock_khz);
+// The same for this GPU (cudaDevAttrClockRate: its peak clock).
+double peak_float32_gflops();
+// A failure message when `figure` is above `ceiling`, else empty: "...: the
+// work was not all done". `what` names the figure ("4353 GB/s").
+std::string beyond_ceiling(double figure, double ceiling, const std::string& what, const std::string& ceiling_is);
+
 // A speed test's figure in one line, said whether it passes or not ("4353
 // GB/s, 103% of this GPU's copy bandwidth; 60% is needed"): the report shows
 // the judge's beside a passed speed test, so a student sees the margin and

@@ -56,6 +56,7 @@
 
 #include "course/device_span.hpp"
 #include "course/testing/gpu_record.hpp"
+#include "course/testing/result_check.hpp"
 
 namespace course::testing {
 
@@ -69,9 +70,11 @@ struct timed_calls {
     // What the call writes (the same array as an input, for in-place work):
     // device memory, or pinned host memory (the GPU reads it in place).
     device_span<const float> output;
-    // How far a value may stray from the reference's, relative to its size
-    // (at least 1): sums of many elements round differently.
-    double tolerance = 1e-5;
+    // How far a value may stray from the reference's, in units of the
+    // reference's answer on the inputs' magnitudes (result_check.hpp: the
+    // size that rounding can err by), or of the value's own size, at least
+    // 1, where the test names no arrays.
+    double tolerance = elementwise_tolerance;
     // Every array the call is handed, the output among them, in the same
     // order in every program: the judge replays the call on its own copies
     // of them. Empty: the call is not replayed, and its time is the record's,
