@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "checkout/manifest.hpp"
 #include "system/user_error.hpp"
@@ -17,7 +18,20 @@ struct common_args {
 };
 
 manifest open_build(const std::optional<fs::path>& build_dir);
+// The lesson `name` names; else a usage error that says which lessons come
+// close ("did you mean lesson01 (vecadd)?") and lists the valid ones.
 const lesson_info& find_lesson(const manifest& m, const std::string& name);
+
+// The names in `known` that `typed` may have meant, closest first, at most
+// `most`: a few typos away (letters added, dropped, changed or swapped, case
+// ignored), a test whose name after its suite's is `typed` ("Empty" for
+// "VecAdd.Empty"), or names (or a test's name after its suite's) that
+// `typed` starts, from 3 letters on.
+// What an unknown test, lesson, mutant or textbook form's error suggests.
+std::vector<std::string> close_matches(const std::string& typed, const std::vector<std::string>& known,
+                                       std::size_t most = 5);
+// "did you mean A?", "did you mean A, B or C?"; empty for no matches.
+std::string did_you_mean(const std::vector<std::string>& matches);
 
 // -o must never overwrite the course's own files, least of all the student's:
 // throws a usage error when `output` lies inside exercises/, solutions/,

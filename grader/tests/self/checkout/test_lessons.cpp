@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "checkout/context.hpp"
 #include "checkout/manifest.hpp"
 
 namespace {
@@ -37,6 +38,54 @@ TEST(Lessons, EveryWayOfNamingALesson) {
 TEST(Lessons, UnknownNamesFindNothing) {
     const auto m = grader::parse_manifest(manifest_json);
     for (const char* name : {"lesson9", "9", "matmul", "", "lesson", "vec"}) EXPECT_EQ(m.find(name), nullptr) << name;
+}
+
+// An unknown lesson is a usage error (exit 3) that names the lesson meant,
+// where one comes close, before the list of them all.
+TEST(Lessons, AnUnknownLessonIsAUsageErrorThatSuggestsTheCloseOne) {
+    const auto m = grader::parse_manifest(manifest_json);
+    auto message_for = [&](const std::string& name) -> std::string {
+        try {
+            grader::find_lesson(m, name);
+        } catch (const grader::user_error& e) {
+            EXPECT_EQ(e.code, grader::usage_error) << name;
+            return e.what();
+        }
+        ADD_FAILURE() << name << " was found";
+        return "";
+    };
+    EXPECT_EQ(message_for("vecad"),
+              "unknown lesson 'vecad'; did you mean lesson01 (vecadd)? Valid lessons: lesson01 (vecadd), lesson05 "
+              "(streams).\nA lesson can be named lesson01, 1 or vecadd.");
+    EXPECT_NE(message_for("stream").find("did you mean lesson05 (streams)?"), std::string::npos);
+    EXPECT_NE(message_for("lesson50").find("did you mean lesson05 (streams)"), std::string::npos);  // first
+    EXPECT_EQ(message_for("nosuchlesson").rfind("unknown lesson 'nosuchlesson'. Valid lessons: lesson01 (vecadd)", 0), 0u);
+    EXPECT_EQ(message_for("matmul").find("did you mean"), std::string::npos);
+}
+
+TEST(CloseMatches, TyposPrefixesAndTestsWithoutTheirSuite) {
+    const std::vector<std::string> tests = {"VecAdd.EmptyInput", "VecAdd.Large", "VecAdd.Bandwidth",
+                                            "VecAddCpuHost.Empty", "VecAddCpuHost.UnevenSplit"};
+    using grader::close_matches;
+    using list = std::vector<std::string>;
+    EXPECT_EQ(close_matches("VecAddCpuHost.Emtpy", tests), list{"VecAddCpuHost.Empty"});  // two letters swapped
+    EXPECT_EQ(close_matches("vecadd.large", tests), list{"VecAdd.Large"});                // case
+    EXPECT_EQ(close_matches("VecAdd.Lrge", tests), list{"VecAdd.Large"});                 // a letter dropped
+    EXPECT_EQ(close_matches("Bandwidth", tests), list{"VecAdd.Bandwidth"});               // no suite
+    EXPECT_EQ(close_matches("Empty", tests), (list{"VecAddCpuHost.Empty", "VecAdd.EmptyInput"}));
+    EXPECT_EQ(close_matches("VecAddCpuHost", tests), (list{"VecAddCpuHost.Empty", "VecAddCpuHost.UnevenSplit"}));
+    EXPECT_EQ(close_matches("VecAdd.Large", tests, 0), list{});
+    EXPECT_TRUE(close_matches("Matmul.Tiled", tests).empty());
+    EXPECT_TRUE(close_matches("", tests).empty());
+    EXPECT_TRUE(close_matches("ab", {"ax"}).size() == 1);  // one typo in a short name
+    EXPECT_TRUE(close_matches("ab", {"xy"}).empty());
+}
+
+TEST(CloseMatches, DidYouMeanReadsAsASentence) {
+    EXPECT_EQ(grader::did_you_mean({}), "");
+    EXPECT_EQ(grader::did_you_mean({"a"}), "did you mean a?");
+    EXPECT_EQ(grader::did_you_mean({"a", "b"}), "did you mean a or b?");
+    EXPECT_EQ(grader::did_you_mean({"a", "b", "c"}), "did you mean a, b or c?");
 }
 
 TEST(Lessons, SortedByNumberAndListedForErrors) {
