@@ -5,8 +5,9 @@
 //   line with the place of its course::todo and what it blocks, and a
 //   failure shared by several tests is shown once, with the others named
 //   after it. Long lines are wrapped to the terminal.
-// - the verbose view (`grader run --verbose`): every test with its own
-//   messages, as the machine formats keep them.
+// - the verbose view (`grader run --verbose`): every test with its id (what
+//   `grader run --test` takes) and its own messages, as the machine formats
+//   keep them; also the tests skipped for want of a GPU.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -52,13 +53,16 @@ void no_gpu_block(const lesson_report& r, text_out& out) {
     out.line("");
 }
 
-// A test's own line, its messages, its figure and its profile.
-void test_block(const graded_test& t, text_out& out) {
+// A test's own line, its id in the verbose view, its messages (not those of
+// a test skipped for want of a GPU, which the report says once), its figure
+// and its profile.
+void test_block(const graded_test& t, text_out& out, bool said_once = false) {
     const text_style& style = out.style;
     std::string line = fmt::format("  {} {}{:>2}/{}", mark(t, style), pad(t.title, title_width), t.score(), t.points);
     if (const std::string note = status_note(t); !note.empty()) line += "   " + paint(style, "2", note);
     out.line(line);
-    if (t.status != test_status::passed && t.status != test_status::not_run)
+    if (style.verbose && !t.id.empty()) out.line("      " + paint(style, "2", "test id: " + t.id));
+    if (t.status != test_status::passed && t.status != test_status::not_run && !said_once)
         for (const auto& m : message_lines(t)) out.line("      " + m, 6);
     // A passed speed test shows its margin; a failed one says it in its message.
     if (t.status == test_status::passed && !t.figure.empty()) out.line("      " + paint(style, "2", t.figure));
@@ -151,10 +155,8 @@ void short_body(const lesson_report& r, const failure_groups& groups, text_out& 
 }
 
 void verbose_body(const lesson_report& r, text_out& out) {
-    for (const auto& t : r.tests) {
-        if (t.status == test_status::skipped && !r.no_gpu_reason.empty()) continue;  // said once above
-        test_block(t, out);
-    }
+    for (const auto& t : r.tests)
+        test_block(t, out, /*said_once=*/t.status == test_status::skipped && !r.no_gpu_reason.empty());
 }
 
 // `groups`: the report's failure groups (the short view's); nothing in the verbose view.

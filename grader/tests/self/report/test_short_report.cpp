@@ -84,6 +84,35 @@ TEST(ShortReport, VerboseKeepsEveryTestsOwnMessages) {
     EXPECT_NE(text.find("score 0/16 · next: grader hint lesson01"), std::string::npos) << text;
 }
 
+// --verbose names each test's id, the one `grader run --test` takes; the
+// short view does not.
+TEST(ShortReport, VerboseShowsEachTestsId) {
+    const std::string verbose = grader::format_text(untouched(), {false, true, true, 80});
+    EXPECT_NE(verbose.find("✗ test 3"), std::string::npos) << verbose;
+    EXPECT_NE(verbose.find("\n      test id: VecAdd.T3\n"), std::string::npos) << verbose;
+    EXPECT_NE(verbose.find("test id: VecAdd.Bandwidth"), std::string::npos) << verbose;
+    const std::string short_view = grader::format_text(untouched(), {false, true, false, 80});
+    EXPECT_EQ(short_view.find("test id"), std::string::npos) << short_view;
+}
+
+// Without a GPU the GPU tests are skipped, and the reason is said once; the
+// verbose view still lists each of them with its id, so that a student
+// without a GPU finds the ids too.
+TEST(ShortReport, VerboseListsSkippedTestsWithTheirIdsAndSaysWhyOnce) {
+    auto r = untouched();
+    r.device.clear();
+    r.no_gpu_reason = "cudaGetDeviceCount returned cudaErrorNoDevice";
+    for (auto& t : r.tests) {
+        t.status = test_status::skipped;
+        t.messages = {"no CUDA device"};
+    }
+    const std::string text = grader::format_text(r, {false, true, true, 80});
+    EXPECT_NE(text.find("11 GPU tests skipped; nothing was graded"), std::string::npos) << text;
+    EXPECT_NE(text.find("test id: VecAdd.T9"), std::string::npos) << text;
+    EXPECT_NE(text.find("test id: VecAdd.Bandwidth"), std::string::npos) << text;
+    EXPECT_EQ(text.find("no CUDA device\n"), std::string::npos) << "said once, not per test:\n" << text;
+}
+
 TEST(ShortReport, EachPartNotStartedIsNamedOnceAndTheFirstSaysWhatToDo) {
     auto r = untouched();
     r.tests[7].messages = {"not implemented yet: lesson01::helper in exercises/01_vecadd/vecadd.cu:40\nthis part..."};
