@@ -5,11 +5,44 @@
 #
 #   ./setup.sh            configure for this machine's GPU (or sm_90 without one)
 #   ./setup.sh --preset ci   any preset from CMakePresets.json
+#   ./setup.sh --help     what it does; installs and builds nothing
 set -euo pipefail
 cd "$(dirname "$0")"
 
+usage() {
+  cat <<'USAGE'
+Usage: ./setup.sh [--preset NAME]
+
+Sets the course up on Debian or Ubuntu with the CUDA toolkit installed, in order:
+  1. installs the Debian packages it needs that are missing (apt-get, through sudo
+     if you are not root; without root or sudo it goes on without them where it
+     can, and names them): cmake, ninja-build, g++, python3, the libraries
+     (CMake fetches those it cannot find), bubblewrap (the sandbox) and others
+  2. finds nvcc (PATH, then /usr/local/cuda*/bin) and checks CMake is 3.24 or newer
+  3. configures the build with CMake (the preset's folder: build/ for default)
+  4. builds the grader and grades lesson01: the first report, in minutes
+  5. builds the other lessons and the course's own tests (log: build/setup-build.log)
+Ctrl-C after step 4 leaves a grader that builds each lesson it grades; the course's
+own tests (ctest) then need `cmake --build build` first.
+
+Options:
+  --preset NAME   a configure preset of CMakePresets.json (default: default;
+                  ci: sm_90 without a GPU; portable: every GPU generation)
+  -h, --help      print this and exit; installs and builds nothing
+USAGE
+}
+
 preset=default
-if [ "${1:-}" = "--preset" ] && [ -n "${2:-}" ]; then preset=$2; fi
+while [ $# -gt 0 ]; do
+  case $1 in
+    -h|--help) usage; exit 0 ;;
+    --preset)
+      if [ -z "${2:-}" ]; then echo "setup: --preset needs a name (see ./setup.sh --help)" >&2; exit 2; fi
+      preset=$2; shift 2 ;;
+    --preset=*) preset=${1#--preset=}; shift ;;
+    *) echo "setup: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+  esac
+done
 
 # libyaml-cpp-dev, libarchive-dev and libssl-dev are for `grader batch` (a
 # Gradescope export's metadata and zip, the result cache's SHA-256);
