@@ -10,7 +10,7 @@
 
 #include "course/testing/harness.hpp"
 #include "course/testing/param_layout.hpp"
-#include "driver_function.hpp"
+#include "../driver_function.hpp"
 
 namespace course::testing {
 
