@@ -168,6 +168,7 @@ bool is_decoration(std::string_view name) {
 // stream that is compared: forms that say the same thing become one.
 //   - Empty statements and punctuation that only delimits (`;`, `{`, `}`)
 //     are dropped, and so are decorations (is_decoration), `#pragma unroll`,
+//     `#include` lines,
 //     parentheses around one token after an operator and a second pair
 //     around the same thing.
 //   - Loops become one form: `for (init; cond; step) body`, `init; while
@@ -337,7 +338,7 @@ private:
                     continue;
                 }
             }
-            if (is(i, end, "#") && is(i + 1, end, "pragma") && is(i + 2, end, "unroll")) {
+            if (is(i, end, "#") && (is(i + 1, end, "include") || (is(i + 1, end, "pragma") && is(i + 2, end, "unroll")))) {
                 const int line = t.line;
                 while (i < end && raw_[i].line == line) ++i;
                 continue;
@@ -415,6 +416,45 @@ std::set<std::string> skeleton_names(const std::vector<std::string>& skeleton_te
         for (const raw_token& t : scanner(text).all())
             if (t.type == raw_token::kind::identifier) names.emplace(t.text);
     return names;
+}
+
+std::vector<std::pair<int, int>> definition_lines(std::string_view text) {
+    const std::vector<raw_token> raw = scanner(text).all();
+    const auto is = [&](std::size_t i, std::string_view t) {
+        return raw[i].type == raw_token::kind::punctuation || raw[i].type == raw_token::kind::identifier
+                   ? raw[i].text == t
+                   : false;
+    };
+    std::vector<std::pair<int, int>> out;
+    std::size_t declaration = 0;  // where the declaration being read began
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+        if (is(i, "#") && (i == 0 || raw[i - 1].line < raw[i].line)) {  // a directive: its line
+            while (i + 1 < raw.size() && raw[i + 1].line == raw[i].line) ++i;
+            declaration = i + 1;
+        } else if (is(i, ";")) {
+            declaration = i + 1;
+        } else if (is(i, "}")) {  // a namespace's or class's end
+            declaration = i + 1;
+        } else if (is(i, "{")) {
+            bool scope = false;
+            for (std::size_t j = declaration; j < i; ++j)
+                scope = scope || is(j, "namespace") || is(j, "extern");
+            if (scope) {
+                declaration = i + 1;
+                continue;
+            }
+            std::size_t end = i;
+            for (int depth = 0; end < raw.size(); ++end) {
+                if (is(end, "{")) ++depth;
+                if (is(end, "}") && --depth == 0) break;
+            }
+            const std::size_t last = std::min(end, raw.size() - 1);
+            out.emplace_back(raw[std::min(declaration, i)].line, raw[last].line);
+            i = last;
+            declaration = last + 1;
+        }
+    }
+    return out;
 }
 
 std::vector<std::string> lines_of(std::string_view text) {

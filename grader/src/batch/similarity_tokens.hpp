@@ -16,7 +16,8 @@
 //   - What a student adds or rewrites at no cost to hide a copy is made one
 //     form: `;`, `{` and `}` are dropped (so are empty statements, and braces
 //     around one statement), and so are qualifiers and hints (`const`,
-//     `inline`, `__restrict__`, `#pragma unroll`, ...), parentheses around one
+//     `inline`, `__restrict__`, `#pragma unroll`, ...), `#include` lines
+//     (which headers a file needs is no one's own code), parentheses around one
 //     token after an operator and a second pair around the same thing. Every
 //     loop is one form: `for (init; cond; step) body`, `init; while (cond) {
 //     body step; }` and `do body while (cond);` all read `init <loop> ( cond )
@@ -26,6 +27,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace grader {
@@ -50,6 +52,12 @@ std::set<std::string> skeleton_names(const std::vector<std::string>& skeleton_te
 // in bounded memory are matched by content instead (a line is the
 // skeleton's while the skeleton has an unmatched copy of it).
 std::vector<bool> own_lines(std::string_view text, std::string_view skeleton);
+
+// The definitions of C++/CUDA source with a body at namespace scope
+// (functions, classes and structs whole, methods defined outside their
+// class, initialisers; not the namespaces): [first line, last line] of each,
+// from the line its declaration starts on.
+std::vector<std::pair<int, int>> definition_lines(std::string_view text);
 
 // The lines of `text`, without their line ends: for quoting matched lines.
 std::vector<std::string> lines_of(std::string_view text);

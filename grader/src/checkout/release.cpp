@@ -4,9 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <fstream>
-#include <set>
-#include <sstream>
+#include <cmath>
 #include <utility>
 
 #include "system/process.hpp"
@@ -76,13 +74,6 @@ std::string first_line(std::string text) {
     return text;
 }
 
-std::string without_spaces(const std::string& line) {
-    std::string out;
-    for (char c : line)
-        if (c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != '\f' && c != '\v') out += c;
-    return out;
-}
-
 // Each regular file under `folder` (none inside a .git folder), sorted.
 std::vector<fs::path> files_under(const fs::path& folder) {
     std::vector<fs::path> files;
@@ -93,18 +84,6 @@ std::vector<fs::path> files_under(const fs::path& folder) {
     }
     std::sort(files.begin(), files.end());
     return files;
-}
-
-std::vector<std::string> lines_of(const fs::path& file) {
-    std::ifstream in{file, std::ios::binary};
-    std::vector<std::string> lines;
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-    return lines;
-}
-
-void add_lines(const fs::path& folder, std::set<std::string>& squeezed) {
-    for (const auto& file : files_under(folder))
-        for (const auto& line : lines_of(file)) squeezed.insert(without_spaces(line));
 }
 
 // Copies grader/release/student/ of the full tree over the edition, keeping
@@ -119,27 +98,16 @@ void lay_over(const fs::path& overlay, const fs::path& edition) {
 
 }  // namespace
 
-std::vector<leaked_line> find_solution_lines(const fs::path& full_tree, const fs::path& edition) {
-    std::set<std::string> the_students_own;
-    for (const char* folder : {"exercises", "lessons", "common"}) add_lines(full_tree / folder, the_students_own);
-    std::set<std::string> solution_lines;
-    for (const auto& file : files_under(full_tree / "solutions"))
-        for (const auto& line : lines_of(file)) {
-            const std::string squeezed = without_spaces(line);
-            if (squeezed.size() >= solution_line_min_chars && !the_students_own.count(squeezed))
-                solution_lines.insert(squeezed);
-        }
-    std::vector<leaked_line> leaked;
-    for (const auto& file : files_under(edition)) {
-        const auto lines = lines_of(file);
-        for (std::size_t i = 0; i < lines.size(); ++i)
-            if (solution_lines.count(without_spaces(lines[i])))
-                leaked.push_back({fs::relative(file, edition), static_cast<int>(i + 1), lines[i]});
-    }
-    return leaked;
+std::string describe_leak_lines(const std::vector<std::pair<int, int>>& lines) {
+    std::string spans;
+    for (const auto& [first, last] : lines)
+        spans += (spans.empty() ? "" : ", ") + (first == last ? std::to_string(first) : fmt::format("{}-{}", first, last));
+    const bool one = lines.size() == 1 && lines[0].first == lines[0].second;
+    return fmt::format("line{} {}", one ? "" : "s", spans);
 }
 
-release_result write_student_edition(const fs::path& source_dir, const std::string& commit, const fs::path& out_dir) {
+release_result write_student_edition(const fs::path& source_dir, const std::string& commit, const fs::path& out_dir,
+                                     const solution_leak_check& check) {
     if (fs::exists(out_dir) && !(fs::is_directory(out_dir) && fs::is_empty(out_dir)))
         throw user_error(usage_error, fmt::format("{} already exists and is not empty: give a new folder (grader "
                                                   "release never writes over anything)",
@@ -167,18 +135,27 @@ release_result write_student_edition(const fs::path& source_dir, const std::stri
     run_tool("tar", {"-xf", tar.string(), "-C", out_dir.string()}, log);
     lay_over(full / "grader" / "release" / "student", out_dir);
 
-    const std::vector<leaked_line> leaked = find_solution_lines(full, out_dir);
+    const std::vector<solution_leak> leaked = check(full, out_dir);
     if (!leaked.empty()) {
+        constexpr std::size_t shown = 30;
         std::string list;
-        for (std::size_t i = 0; i < leaked.size() && i < 20; ++i)
-            list += fmt::format("\n  {}:{}: {}", leaked[i].file.string(), leaked[i].line, leaked[i].text);
-        if (leaked.size() > 20) list += fmt::format("\n  ... and {} more", leaked.size() - 20);
+        for (std::size_t i = 0; i < leaked.size() && i < shown; ++i) {
+            const solution_leak& l = leaked[i];
+            list += fmt::format("\n  {} {}{}: {:.0f}% of {} ({} of its {} own tokens)", l.file.string(),
+                                describe_leak_lines(l.lines), l.form.empty() ? "" : " (" + l.form + ")",
+                                std::floor(l.share * 100), l.solution.string(), l.tokens, l.solution_tokens);
+        }
+        if (leaked.size() > shown) list += fmt::format("\n  ... and {} more", leaked.size() - shown);
         fs::remove_all(out_dir);
-        throw user_error(usage_error,
-                         fmt::format("the student edition would hold {} line(s) of the reference solutions; mark "
-                                     "the files export-ignore in .gitattributes or reword the lines, then release "
-                                     "again (nothing was written):{}",
-                                     leaked.size(), list));
+        throw user_error(
+            usage_error,
+            fmt::format("the student edition would hold solution code: {} passage(s) hold {:.0f}% or more of a "
+                        "solution file's own code (its tokens on lines that are not its lesson's skeleton's; at "
+                        "least {} tokens; release_max_share), compared as the batch's copy flag compares, so "
+                        "renamed names, rewritten loops and empty statements do not hide it. Teach with a sibling "
+                        "problem instead, or mark the file export-ignore in .gitattributes, then release again "
+                        "(nothing was written):{}",
+                        leaked.size(), release_max_share * 100, release_min_tokens, list));
     }
     result.files = files_under(out_dir).size();
 

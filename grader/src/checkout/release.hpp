@@ -9,8 +9,11 @@
 // student README, the edition's CI). The edition holds one commit, made with
 // fixed names and the source commit's date, whose message records the source
 // commit: the same commit always gives the same tree and the same commit id.
+#include <cstddef>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace grader {
@@ -21,28 +24,51 @@ struct release_result {
     std::size_t files = 0;       // files in the edition
 };
 
-// A line of the reference solutions that may not appear in the edition: one
-// with at least `solution_line_min_chars` characters other than spaces that is
-// in no file of exercises/, lessons/ or common/ (those are the student's
-// anyway).
-inline constexpr std::size_t solution_line_min_chars = 25;
+// What the release refuses (the check is the batch's copy flag's
+// fingerprints, batch/similarity_release.hpp, handed in by the command: this
+// stage cannot use the batch's): a file of the edition, in any of its forms
+// (its text, a diff's sides, a notebook's cells), that holds at least
+// `release_max_share` of a solution file's own code, or of one definition
+// in it (a function, a kernel, a struct) of `release_min_definition_tokens`
+// own tokens or more, and at least `release_min_tokens` tokens of it. Own
+// code: the tokens on lines that are not lines of the lesson's exercise
+// skeleton. A passage is found by runs of `release_k` tokens, shorter than
+// the copy flag's 25: a text shows a few lines, not a submission. The
+// figures, on the tree of issue 81: a graded function shown whole or all but
+// one line holds 64-100% of it; a text that teaches the thread index or an
+// error check holds up to 50% of the smallest kernel (vecadd's); a 3-line
+// helper of a solution (31 tokens) is an idiom the grader's own code shares
+// at 74%, which is why a definition must be larger than that to count alone.
+inline constexpr double release_max_share = 0.6;
+inline constexpr std::size_t release_min_tokens = 20;
+inline constexpr std::size_t release_min_definition_tokens = 32;
+inline constexpr std::size_t release_k = 16;
 
-struct leaked_line {
-    std::filesystem::path file;  // in the edition
-    int line = 0;
-    std::string text;
+struct solution_leak {
+    std::filesystem::path file;      // in the edition
+    std::string form;                // "" (the text), "the new side of its diff", "the old side ...", "cell 4"
+    std::vector<std::pair<int, int>> lines;  // of `file`, from 1: [first, last] each
+    std::filesystem::path solution;  // "solutions/05_streams/events.cu"
+    std::pair<int, int> definition{0, 0};  // its lines of the function (or other definition) held; 0, 0: the file
+    double share = 0;                // of the definition's own tokens that the passage holds
+    std::size_t tokens = 0;          // how many
+    std::size_t solution_tokens = 0; // of how many
 };
 
-// Every line of a file under `edition` that is such a solution line of the
-// full tree under `full_tree` (both folders on disk).
-std::vector<leaked_line> find_solution_lines(const std::filesystem::path& full_tree,
-                                             const std::filesystem::path& edition);
+// "lines 40-52, 60"
+std::string describe_leak_lines(const std::vector<std::pair<int, int>>& lines);
+
+// The check a release makes of the edition it wrote (`full_tree`: the
+// whole commit, solutions included; `edition`: what would be published).
+using solution_leak_check = std::function<std::vector<solution_leak>(const std::filesystem::path& full_tree,
+                                                                     const std::filesystem::path& edition)>;
 
 // Writes the edition of `commit` (any revision git names: HEAD, a tag) of
 // the repository at `source_dir` into `out_dir`, which must not exist or be
 // empty. Throws user_error when git is missing, the revision is unknown, the
-// folder is in use, or a solution line would appear (naming each).
+// folder is in use, or `check` finds a solution in it (naming each file,
+// its lines and the share); then nothing is left written.
 release_result write_student_edition(const std::filesystem::path& source_dir, const std::string& commit,
-                                     const std::filesystem::path& out_dir);
+                                     const std::filesystem::path& out_dir, const solution_leak_check& check);
 
 }  // namespace grader
