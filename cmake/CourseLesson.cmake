@@ -123,6 +123,7 @@ function(course_add_lesson dir)
     # optimization level", unlike -G, which turns device optimisation off. The
     # speed tests measure the same machine code.
     target_compile_options(${id}_${variant} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:-lineinfo>)
+    course_keep_device_code(${id}_${variant})
     if(variant MATCHES "^cheat_")
       # A cheat may use the harness's own headers, as a student who read them could.
       target_link_libraries(${id}_${variant} PRIVATE course::testing)
@@ -262,4 +263,20 @@ ${lessons_json}
   ]
 }
 ")
+endfunction()
+
+# course_keep_device_code(<static library target>)
+# Keeps the device code nvcc makes of each CUDA source of the library, as it
+# embeds it (<source>.fatbin), beside the library: lib<target>.device_code/.
+# The grader hands the judge these, never the library's .nv_fatbin sections,
+# which a source file could fill with machine code compiled elsewhere
+# (grader/TRUST.md, item 9). nvcc's other intermediate files are removed
+# once the library is built (CourseKeepFatbins.cmake).
+function(course_keep_device_code target)
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/lib${target}.device_code)
+  file(MAKE_DIRECTORY ${dir})
+  target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--keep --keep-dir=${dir}>)
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -DDIR=${dir} -P ${CMAKE_SOURCE_DIR}/cmake/CourseKeepFatbins.cmake
+    VERBATIM)
 endfunction()

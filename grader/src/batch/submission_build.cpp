@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "checkout/context.hpp"
+#include "evidence/device_code.hpp"
 #include "system/process.hpp"
 #include "system/shell_quote.hpp"
 
@@ -181,6 +182,10 @@ submission_recipe derive_submission_recipe(const manifest& m, const lesson_info&
                                                            linked ? "" : ", link no program")));
     renames[library_rel] = scratch_mark + "/build/libsubmission.a";
     renames[program_rel] = scratch_mark + "/build/tests";
+    // Where nvcc keeps the device code of each source (--keep-dir), which
+    // the grader hands the judge: the submission's own, beside its library.
+    renames[kept_device_code_dir(exercise->library).string()] =
+        scratch_mark + "/build/" + kept_device_code_dir(submission_library("")).filename().string();
 
     // Files the commands write beside their outputs in the build folder
     // (CMake 4 has the linker write `.../CMakeFiles/<target>.dir/link.d`) go
@@ -207,6 +212,7 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
                               const std::vector<fs::path>& hidden, const build_limits& limits) {
     fs::create_directories(scratch / "src");
     fs::create_directories(scratch / "build");
+    fs::create_directories(kept_device_code_dir(submission_library(scratch)));
     for (const auto& name : recipe.sources)
         if (auto it = files.find(name); it != files.end()) std::ofstream(scratch / "src" / name, std::ios::binary) << it->second;
     const std::string root = scratch.string();

@@ -3,8 +3,12 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
+#include <vector>
+
+#include "course/testing/harness.hpp"
 
 #ifdef COURSE_HAVE_LIBELF
 #include <gelf.h>
@@ -13,9 +17,15 @@
 
 namespace grader {
 
+std::filesystem::path kept_device_code_dir(const std::filesystem::path& library) {
+    return library.parent_path() / (library.stem().string() + ".device_code");
+}
+
 #ifdef COURSE_HAVE_LIBELF
 
 namespace {
+
+using course::testing::library_sections_folder;
 
 // A library's device code is small (lesson07's is under a megabyte); a
 // section larger than this is not nvcc's, and is not copied.
@@ -64,6 +74,36 @@ bool write_sections(Elf* object, const std::filesystem::path& folder, device_cod
     return true;
 }
 
+// Each <source>.fatbin the build kept for the library, copied into
+// `folder`; false after an error (in `result`).
+bool write_kept_fatbins(const std::filesystem::path& library, const std::filesystem::path& folder,
+                        device_code_result& result) {
+    const auto kept = kept_device_code_dir(library);
+    std::error_code ec;
+    if (!std::filesystem::is_directory(kept, ec)) {
+        result.error = "the device code nvcc made of your sources was not kept beside " + library.filename().string() +
+                       " (build the course again)";
+        return false;
+    }
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(kept, ec))
+        if (entry.path().extension() == ".fatbin" && entry.is_regular_file(ec)) files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& file : files) {
+        if (std::filesystem::file_size(file, ec) > largest_section_bytes) {
+            result.error = file.filename().string() + " is larger than any device code nvcc makes of a source";
+            return false;
+        }
+        const auto to = folder / (std::to_string(result.fat_binaries + 1) + ".fatbin");
+        if (!std::filesystem::copy_file(file, to, std::filesystem::copy_options::overwrite_existing, ec)) {
+            result.error = "could not write " + to.string();
+            return false;
+        }
+        ++result.fat_binaries;
+    }
+    return true;
+}
+
 }  // namespace
 
 device_code_result write_device_code(const std::filesystem::path& library, const std::filesystem::path& folder) {
@@ -78,15 +118,22 @@ device_code_result write_device_code(const std::filesystem::path& library, const
         return result;
     }
     std::error_code ec;
-    std::filesystem::create_directories(folder, ec);
+    std::filesystem::create_directories(folder / library_sections_folder, ec);
+    if (!write_kept_fatbins(library, folder, result)) return result;
+    // The library's own sections, numbered apart from the kept fat binaries.
+    device_code_result sections;
+    const auto finish = [&] {
+        if (result.error.empty()) result.error = sections.error;
+        return result;
+    };
     const elf_handle top(elf_begin(file.fd, ELF_C_READ, nullptr));
     if (!top) {
         result.error = library.string() + " is not a library or an object: " + elf_errmsg(-1);
         return result;
     }
     if (elf_kind(top.get()) == ELF_K_ELF) {
-        write_sections(top.get(), folder, result);
-        return result;
+        write_sections(top.get(), folder / library_sections_folder, sections);
+        return finish();
     }
     if (elf_kind(top.get()) != ELF_K_AR) {
         result.error = library.string() + " is not a library or an object";
@@ -96,10 +143,11 @@ device_code_result write_device_code(const std::filesystem::path& library, const
     Elf_Cmd command = ELF_C_READ;
     while (Elf* member = elf_begin(file.fd, command, top.get())) {
         const elf_handle held(member);
-        if (elf_kind(member) == ELF_K_ELF && !write_sections(member, folder, result)) return result;
+        if (elf_kind(member) == ELF_K_ELF && !write_sections(member, folder / library_sections_folder, sections))
+            return finish();
         command = elf_next(member);
     }
-    return result;
+    return finish();
 }
 
 bool reads_device_code() { return true; }

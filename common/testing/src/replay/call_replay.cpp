@@ -40,6 +40,18 @@ void* judge_pointer(const recorded_address& a, std::uint64_t bytes, const replay
     return reinterpret_cast<void*>(*moved);
 }
 
+// Why a launch of `mangled`, which no source of the student's compiled to,
+// is not replayed: what the judge could see of where it came from.
+std::string not_from_sources(const std::string& mangled, bool in_library) {
+    const std::string name = readable_kernel_name(mangled);
+    std::string where = in_library ? "it is in your library as machine code made elsewhere (placed in a section "
+                                     "named like nvcc's), which the judge does not take for yours"
+                                   : "a library's kernel, or one compiled while the program ran";
+    if (mangled.rfind("course_textbook_", 0) == 0)
+        where += "; it is one of the course's own yardsticks, the textbook kernel your kernel is timed against";
+    return fmt::format("it launched {}, which was not compiled from your source files ({})", name, where);
+}
+
 // Sets on the judge's copy of a kernel the attributes the student's program
 // had set on its own (the record's), before the launch that needs them: a
 // refusal is the replay's, never a wrong answer.
@@ -90,11 +102,7 @@ void call_replay::prepare(const gpu_repetition& call) {
         switch (op.what) {
             case recorded_op::kind::launch: {
                 const auto kernel = modules_.kernel(op.kernel);
-                if (!kernel)
-                    throw foreign_kernel_refused(fmt::format(
-                        "it launched {}, which is not compiled into your library (a library's kernel, or one "
-                        "compiled while the program ran)",
-                        readable_kernel_name(op.kernel)));
+                if (!kernel) throw foreign_kernel_refused(not_from_sources(op.kernel, modules_.library_holds(op.kernel)));
                 if (kernel->argument_bytes && *kernel->argument_bytes != op.args.size())
                     throw replay_refused(fmt::format("the record gives {} {} bytes of arguments, and it takes {}",
                                                      readable_kernel_name(op.kernel), op.args.size(),

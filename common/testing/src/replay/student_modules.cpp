@@ -53,6 +53,19 @@ std::string file_bytes(const std::filesystem::path& path) {
     return bytes.str();
 }
 
+// Every fat binary of the .fatbin files in `folder`, in the files' order.
+std::vector<std::string> images_in(const std::filesystem::path& folder) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> files;
+    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
+        if (entry.path().extension() == ".fatbin") files.push_back(entry.path());
+    std::sort(files.begin(), files.end());
+    std::vector<std::string> images;
+    for (const auto& file : files)
+        for (auto& image : fat_binaries(file_bytes(file))) images.push_back(std::move(image));
+    return images;
+}
+
 }  // namespace
 
 struct student_modules::driver {
@@ -86,18 +99,27 @@ std::unique_ptr<student_modules> student_modules::from_grader(std::string& why_n
         why_not = "the grader could not read the device code of your library: " + said.substr(0, 500);
         return nullptr;
     }
-    std::vector<std::filesystem::path> files;
-    for (const auto& entry : std::filesystem::directory_iterator(folder, ec))
-        if (entry.path().extension() == ".fatbin") files.push_back(entry.path());
-    std::sort(files.begin(), files.end());
-    std::vector<std::string> images;
-    for (const auto& file : files)
-        for (auto& image : fat_binaries(file_bytes(file))) images.push_back(std::move(image));
+    std::vector<std::string> images = images_in(folder);
     if (images.empty()) {
-        why_not = "your library holds no device code (no kernel was compiled into it)";
+        why_not = "no device code was compiled from your source files (no kernel)";
         return nullptr;
     }
-    return std::make_unique<student_modules>(std::move(images));
+    auto modules = std::make_unique<student_modules>(std::move(images));
+    modules->folder_ = folder;
+    return modules;
+}
+
+bool student_modules::library_holds(const std::string& mangled) const {
+    if (folder_.empty()) return false;
+    bool held = false;
+    for (const std::string& image : images_in(folder_ / library_sections_folder)) {
+        CUmodule module = nullptr;
+        if (driver_.load(&module, image.data()) != CUDA_SUCCESS) continue;
+        CUfunction function = nullptr;
+        held = held || driver_.get_function(&function, module, mangled.c_str()) == CUDA_SUCCESS;
+        driver_.unload(module);
+    }
+    return held;
 }
 
 student_modules::student_modules(std::vector<std::string> images)

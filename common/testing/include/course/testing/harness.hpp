@@ -43,10 +43,14 @@ inline constexpr const char* implementation_library_variable = "COURSE_IMPLEMENT
 // which the grader writes: a graded run's test program may start no process
 // (grader/threads_only), so it cannot run nm itself.
 inline constexpr const char* implementation_symbols_variable = "COURSE_IMPLEMENTATION_SYMBOLS";
-// Environment variable naming the folder of the device code the grader took
-// out of that library (N.fatbin, or unreadable.txt saying why there is
-// none): the judge replays each timed call from it (student_modules.hpp).
+// Environment variable naming the folder of the device code the grader
+// handed over: N.fatbin, what nvcc made of each of the library's sources,
+// or unreadable.txt saying why there is none; the judge replays each timed
+// call from those (student_modules.hpp). Its library/ folder holds the
+// library's own .nv_fatbin sections, read only to name a kernel that is in
+// the library but not compiled from its sources.
 inline constexpr const char* student_device_code_variable = "COURSE_STUDENT_DEVICE_CODE";
 inline constexpr const char* unreadable_device_code_file = "unreadable.txt";
+inline constexpr const char* library_sections_folder = "library";
 
 }  // namespace course::testing

@@ -1,10 +1,11 @@
 #pragma once
 // The student's device code, loaded into the judge's own process: what the
-// judge replays a timed call from (call_replay.hpp). The grader takes each
-// object's fat binary out of the student's library (grader/src/evidence/
-// device_code.hpp) into a folder the student's program cannot write, and
-// names it in COURSE_STUDENT_DEVICE_CODE. The kernels launched here are the
-// ones the build compiled from the submission; nothing of the student's
+// judge replays a timed call from (call_replay.hpp). The grader hands over
+// the fat binary nvcc made of each of the library's sources (grader/src/
+// evidence/device_code.hpp), in a folder the student's program cannot
+// write, named in COURSE_STUDENT_DEVICE_CODE. The kernels launched here are
+// the ones nvcc compiled from the submission's sources, never machine code
+// a source placed in its object by other means; nothing of the student's
 // host code runs in this process.
 //
 // The driver API is reached through the runtime (driver_entry_point.hpp):
@@ -14,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <optional>
 #include <string>
@@ -60,6 +62,12 @@ public:
     // nullopt where none has it.
     std::optional<student_kernel> kernel(const std::string& mangled) const;
 
+    // Whether the library's own .nv_fatbin sections (the folder's
+    // library/, which the replay never runs) hold a kernel of that name:
+    // said of a kernel that was not compiled from the sources, to tell
+    // machine code placed in the library from a kernel loaded at run time.
+    bool library_holds(const std::string& mangled) const;
+
     // Sets a function attribute the student's program had set on its own
     // copy of the kernel (cudaFuncSetAttribute: the dynamic shared memory it
     // may ask for, the preferred carve-out), so that its launch is the same.
@@ -73,6 +81,7 @@ private:
     struct driver;
     void unload();
     std::vector<std::string> images_;
+    std::filesystem::path folder_;  // where the grader put them; empty when made from images
     std::vector<CUmodule> loaded_;
     std::vector<std::pair<std::string, CUfunction>> given_;
     const driver& driver_;
