@@ -141,9 +141,11 @@ release_result write_student_edition(const fs::path& source_dir, const std::stri
         std::string list;
         for (std::size_t i = 0; i < leaked.size() && i < shown; ++i) {
             const solution_leak& l = leaked[i];
-            list += fmt::format("\n  {} {}{}: {:.0f}% of {} ({} of its {} own tokens)", l.file.string(),
+            list += fmt::format("\n  {} {}{}: {:.0f}% of {}{} ({} of its {} own tokens)", l.file.string(),
                                 describe_leak_lines(l.lines), l.form.empty() ? "" : " (" + l.form + ")",
-                                std::floor(l.share * 100), l.solution.string(), l.tokens, l.solution_tokens);
+                                std::floor(l.share * 100), l.solution.string(),
+                                l.definition.first ? " " + describe_leak_lines({l.definition}) : "", l.tokens,
+                                l.solution_tokens);
         }
         if (leaked.size() > shown) list += fmt::format("\n  ... and {} more", leaked.size() - shown);
         fs::remove_all(out_dir);

@@ -22,7 +22,9 @@ void refuse_in_student_edition(const manifest& m, const std::string& command) {
 int cmd_release(const common_args& common, const release_args& args) {
     const manifest m = open_build(common.build_dir);
     refuse_in_student_edition(m, "release");
-    const release_result r = write_student_edition(m.source_dir, args.commit, args.output, find_solution_leaks);
+    const release_result r = write_student_edition(
+        m.source_dir, args.commit, args.output,
+        [](const auto& full_tree, const auto& edition) { return find_solution_leaks(full_tree, edition); });
     std::cout << fmt::format(
         "wrote the student edition of {} to {}: {} files, one commit ({})\n"
         "left out: solutions/, the known-wrong, cheat and textbook versions, the textbook kernels' source, and the\n"

@@ -11,6 +11,7 @@
 
 #include "batch/similarity_release.hpp"
 #include "batch_test_files.hpp"
+#include "system/user_error.hpp"
 
 namespace grader {
 namespace {
@@ -140,6 +141,39 @@ __global__ void transpose_kernel(const float* in, float* out, int rows, int cols
 Time a call with two events on its stream: record, call, record, synchronize.
 )");
     EXPECT_TRUE(leaks().empty());
+}
+
+// `grader release` end to end on a repository of one lesson: refused, with
+// the file, its lines and the share named, and nothing left written; once
+// the text teaches something else, released.
+TEST_F(ReleaseCheck, TheReleaseRefusesAnEditionWithASolutionAndWritesNothing) {
+    const fs::path repo = edition / "repo", out = edition / "out";
+    fs::create_directories(repo / "exercises" / "05_streams");
+    fs::copy_file(course_root / "exercises" / "05_streams" / "events.cu", repo / "exercises" / "05_streams" / "events.cu");
+    batch_test::write(repo / "solutions" / "05_streams" / "events.cu", batch_test::read(events));
+    batch_test::write(repo / ".gitattributes", "/solutions export-ignore\n/solutions/** export-ignore\n");
+    batch_test::write(repo / "lessons" / "05_streams" / "README.md", "# Streams\n\n```cpp\n" + time_with_events + "```\n");
+    const std::string git = "git -C '" + repo.string() + "' -c user.name=t -c user.email=t@localhost -c commit.gpgsign=false ";
+    ASSERT_EQ(std::system((git + "init -q && " + git + "add -A && " + git + "commit -qm planted").c_str()), 0);
+    const solution_leak_check check = [](const auto& full, const auto& e) { return find_solution_leaks(full, e); };
+    try {
+        write_student_edition(repo, "HEAD", out, check);
+        ADD_FAILURE() << "released an edition with time_with_events in its README";
+    } catch (const user_error& e) {
+        const std::string what = e.what();
+        std::cout << what << "\n";
+        EXPECT_NE(what.find("lessons/05_streams/README.md lines "), std::string::npos) << what;
+        EXPECT_NE(what.find("% of solutions/05_streams/events.cu"), std::string::npos) << what;
+        EXPECT_NE(what.find("60% or more"), std::string::npos) << what;
+    }
+    EXPECT_FALSE(fs::exists(out));
+
+    batch_test::write(repo / "lessons" / "05_streams" / "README.md", "# Streams\n\nRecord, work, record, wait.\n");
+    ASSERT_EQ(std::system((git + "commit -qam reworded").c_str()), 0);
+    const release_result r = write_student_edition(repo, "HEAD", out, check);
+    EXPECT_TRUE(fs::exists(out / "lessons" / "05_streams" / "README.md"));
+    EXPECT_FALSE(fs::exists(out / "solutions"));
+    EXPECT_GT(r.files, 0u);
 }
 
 }  // namespace
