@@ -151,8 +151,8 @@ release_result write_student_edition(const fs::path& source_dir, const std::stri
         fs::remove_all(out_dir);
         throw user_error(
             usage_error,
-            fmt::format("the student edition would hold solution code: {} passage(s) hold {:.0f}% or more of a "
-                        "solution file's own code (its tokens on lines that are not its lesson's skeleton's; at "
+            fmt::format("the student edition would hold solution code: {} passage(s) hold {:g}% or more of a "
+                        "solution file's own code or of a definition in it (its tokens on lines that are not its lesson's skeleton's; at "
                         "least {} tokens; release_max_share), compared as the batch's copy flag compares, so "
                         "renamed names, rewritten loops and empty statements do not hide it. Teach with a sibling "
                         "problem instead, or mark the file export-ignore in .gitattributes, then release again "

@@ -35,11 +35,14 @@ struct release_result {
 // skeleton. A passage is found by runs of `release_k` tokens, shorter than
 // the copy flag's 25: a text shows a few lines, not a submission. The
 // figures, on the tree of issue 81: a graded function shown whole or all but
-// one line holds 64-100% of it; a text that teaches the thread index or an
-// error check holds up to 50% of the smallest kernel (vecadd's); a 3-line
-// helper of a solution (31 tokens) is an idiom the grader's own code shares
-// at 74%, which is why a definition must be larger than that to count alone.
-inline constexpr double release_max_share = 0.6;
+// one line holds 64-100% of it; idioms hold less: a text that teaches the
+// thread index holds 50% of the smallest kernel (vecadd's), a grid-stride
+// loop of the grader's bench 61% of lesson06's elementwise kernel (so the
+// limit sits between, with little room: a closer case needs a person); a
+// 3-line helper of a solution (31 tokens) is an idiom the grader's own code
+// shares at 74%, which is why a definition must be larger than that to
+// count alone.
+inline constexpr double release_max_share = 0.625;
 inline constexpr std::size_t release_min_tokens = 20;
 inline constexpr std::size_t release_min_definition_tokens = 32;
 inline constexpr std::size_t release_k = 16;

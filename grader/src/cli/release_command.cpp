@@ -29,7 +29,7 @@ int cmd_release(const common_args& common, const release_args& args) {
         "wrote the student edition of {} to {}: {} files, one commit ({})\n"
         "left out: solutions/, the known-wrong, cheat and textbook versions, the textbook kernels' source, and the\n"
         "instructor's tools and pages (.gitattributes, export-ignore); checked: no file of it, read as the copy flag\n"
-        "reads code (a diff's sides and a notebook's cells too), holds {:.0f}% of a solution file's own code.\n"
+        "reads code (a diff's sides and a notebook's cells too), holds {:g}% of a solution file's own code.\n"
         "publish it (a GitHub Classroom template, say) and grade what students hand in here, with `grader batch`.\n",
         r.source_commit.substr(0, 12), args.output.string(), r.files, r.edition_commit.substr(0, 12),
         release_max_share * 100);
