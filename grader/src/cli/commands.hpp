@@ -66,6 +66,8 @@ struct release_args {
 };
 
 int cmd_list(const common_args& common);
+// `grader list LESSON`: the lesson's test ids (what --test takes), points and titles.
+int cmd_list_tests(const common_args& common, const std::string& lesson);
 int cmd_release(const common_args& common, const release_args& args);
 // For instructors' commands (verify, batch, release): a usage error, saying
 // why, in the student edition, which has no solutions to grade with.
@@ -83,6 +85,9 @@ struct hint {
     std::string title, text;
 };
 std::vector<hint> parse_hints(const std::string& markdown);
+// "lesson01 hint 2 of 6", and the hint's title after it where it says more
+// than "Hint 2": the heading `grader hint` prints above hint `index` (from 0).
+std::string hint_heading(const std::string& lesson_id, std::size_t index, std::size_t count, const std::string& title);
 int cmd_doctor(const common_args& common);
 
 struct watch_args {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -11,6 +12,7 @@
 #include "checkout/progress.hpp"
 #include "cli/commands.hpp"
 #include "cli/doctor_checks.hpp"
+#include "cli/test_ids.hpp"
 #include "course/device_info.hpp"
 #include "report/formats.hpp"
 #include "system/process.hpp"
@@ -40,7 +42,14 @@ int cmd_list(const common_args& common) {
             line += "not attempted";
         std::cout << line << "\n";
     }
-    std::cout << "\ngrade one with: grader run lesson01\n";
+    std::cout << "\ngrade one with: grader run lesson01; its tests: grader list lesson01\n";
+    return all_passed;
+}
+
+int cmd_list_tests(const common_args& common, const std::string& name) {
+    const manifest m = open_build(common.build_dir);
+    const lesson_info& lesson = find_lesson(m, name);
+    std::cout << format_test_list(lesson, lesson_tests(m, lesson, /*build_if_missing=*/true));
     return all_passed;
 }
 
@@ -61,6 +70,14 @@ std::vector<hint> parse_hints(const std::string& markdown) {
     return hints;
 }
 
+std::string hint_heading(const std::string& lesson_id, std::size_t index, std::size_t count, const std::string& title) {
+    const std::string heading = fmt::format("{} hint {} of {}", lesson_id, index + 1, count);
+    std::string plain = title;
+    for (char& c : plain) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const bool says_more = !title.empty() && plain != fmt::format("hint {}", index + 1);
+    return says_more ? heading + ": " + title : heading;
+}
+
 int cmd_hint(const common_args& common, const std::string& name, bool all, const std::string& how_to_get_more) {
     const manifest m = open_build(common.build_dir);
     const lesson_info& lesson = find_lesson(m, name);
@@ -77,7 +94,9 @@ int cmd_hint(const common_args& common, const std::string& name, bool all, const
     // One new hint per call; --all repeats the ones already shown.
     const int upto = std::min<int>(static_cast<int>(hints.size()), all ? std::max(seen, 1) : seen + 1);
     for (int i = all ? 0 : upto - 1; i < upto; ++i)
-        std::cout << fmt::format("{} of {}: {}\n\n{}\n\n", lesson.id, hints.size(), hints[i].title, hints[i].text);
+        std::cout << fmt::format("{}\n\n{}\n\n",
+                                 hint_heading(lesson.id, static_cast<std::size_t>(i), hints.size(), hints[i].title),
+                                 hints[i].text);
     if (upto == static_cast<int>(hints.size()) && !all && seen >= upto)
         std::cout << "That was the last hint. The lesson text has the rest: " << (lesson.lesson_dir / "README.md").string() << "\n";
     else if (upto < static_cast<int>(hints.size()))

@@ -11,6 +11,22 @@
 #include "system/exit_codes.hpp"
 
 namespace {
+// A flag that turns `value` off, such as --no-build (CLI11's own way,
+// "!--no-build", shows in --help as "--no-build{false}").
+CLI::Option* add_off_flag(CLI::App& app, const std::string& name, bool& value, const std::string& description) {
+    return app.add_flag_callback(name, [&value] { value = false; }, description);
+}
+
+// What the exit codes of `grader verify` and `grader batch` mean. grader
+// run's are exit_code_help; the other commands exit 0 when done, 3 on a
+// usage error and 4 on a build or setup error, and their help says nothing.
+constexpr const char* verify_exit_codes =
+    "Exit codes: 0 every version graded as expected, 1 some did not, 2 no GPU (nothing verified),\n"
+    "            3 usage error, 4 build or setup error.";
+constexpr const char* batch_exit_codes =
+    "Exit codes: 0 every submission graded, whatever its score (or, with --no-wait, the job submitted),\n"
+    "            2 some could not be graded (a rerun grades them), 3 usage error, 4 build or setup error.";
+
 // `grader batch --engine slurm`'s options (slurm/engine.hpp), in a group of their own in --help.
 void add_slurm_options(CLI::App& batch_cmd, grader::batch_args& batch) {
     auto& o = batch.slurm;
@@ -38,7 +54,7 @@ void add_slurm_options(CLI::App& batch_cmd, grader::batch_args& batch) {
     slurm->add_option("--time-limit", o.time_limit_minutes,
                       "minutes per task (default: every test and build of its chunk at its limit)")
         ->check(CLI::Range(1, 100000));
-    slurm->add_flag("!--no-wait", o.wait, "submit and return; `grader batch collect OUT` gathers the results");
+    add_off_flag(*slurm, "--no-wait", o.wait, "submit and return; `grader batch collect OUT` gathers the results");
     slurm->add_flag("--dry-run", o.dry_run, "write the job script and print it; submit nothing");
 }
 }  // namespace
@@ -48,17 +64,19 @@ int main(int argc, char** argv) {
     CLI::App app{"grader: builds and grades the CUDA course's exercises.\n"
                  "A lesson can be named lesson01, 1 or vecadd.",
                  "grader"};
-    app.footer(exit_code_help);
     app.require_subcommand(1);
 
     common_args common;
     app.add_option("--build-dir", common.build_dir,
                    "the build folder (default: found from this program or the current folder)");
 
-    auto* list = app.add_subcommand("list", "the lessons, with your best score in each");
+    std::string list_lesson;
+    auto* list = app.add_subcommand("list", "the lessons, with your best score in each; with a lesson, its test ids");
+    list->add_option("lesson", list_lesson, "lesson01, 1 or vecadd: its tests, with the ids that `run --test` takes");
 
     run_args run;
     auto* run_cmd = app.add_subcommand("run", "build a lesson's exercise and grade it");
+    run_cmd->footer(exit_code_help);
     run_cmd->add_option("lesson", run.lesson, "lesson01, 1 or vecadd")->required();
     run_cmd->add_flag("--solution", run.solution, "grade the reference solution instead");
     run_cmd->add_option("--mutant", run.mutant, "grade a known-wrong version (grader/mutants)");
@@ -92,13 +110,14 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"text", "json", "gradescope", "junit"}));
     run_cmd->add_option("-o,--output", run.output, "write the report in --format to this file (the terminal still gets text)");
     run_cmd->add_flag("-v,--verbose", run.verbose,
-                      "every test on its own line with its own messages (by default tests that fail for one reason, "
-                      "such as a part not started, are said once)");
+                      "every test on its own line with its id and its own messages (by default tests that fail for "
+                      "one reason, such as a part not started, are said once)");
     run_cmd->add_option("--seed", run.seed, "seed for the random inputs (printed by every run)");
     run_cmd->add_option("--timeout", run.timeout_s, "seconds a single test may run before it is stopped")
         ->check(CLI::Range(1, 3600));
-    run_cmd->add_flag("!--no-build", run.build, "grade what is already built");
-    run_cmd->add_option("--test", run.tests, "grade only this test id (repeatable), e.g. VecAdd.Large");
+    add_off_flag(*run_cmd, "--no-build", run.build, "grade what is already built");
+    run_cmd->add_option("--test", run.tests,
+                        "grade only this test id (repeatable), e.g. VecAdd.Large; `grader list LESSON` shows them");
 
     std::string hint_lesson;
     bool all_hints = false;
@@ -126,7 +145,8 @@ int main(int argc, char** argv) {
     verify_cmd->add_option("lessons", verify.lessons, "lessons to verify (default: all)");
     verify_cmd->add_option("--seed", verify.seed, "seed for the random inputs");
     verify_cmd->add_option("--timeout", verify.timeout_s, "seconds a single test may run")->check(CLI::Range(1, 3600));
-    verify_cmd->add_flag("!--no-build", verify.build, "verify what is already built");
+    add_off_flag(*verify_cmd, "--no-build", verify.build, "verify what is already built");
+    verify_cmd->footer(verify_exit_codes);
 
     auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder");
 
@@ -154,7 +174,7 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1, 86400))
         ->capture_default_str();
     bench_cmd->add_option("-o,--output", bench.output, "the JSON file (default: build/bench/LESSON-DATE.json)");
-    bench_cmd->add_flag("!--no-build", bench.build, "time what is already built");
+    add_off_flag(*bench_cmd, "--no-build", bench.build, "time what is already built");
 
     plot_args plot;
     auto* plot_cmd = app.add_subcommand("plot", "draw a `grader bench` file (PNG, SVG or PDF) with matplotlib");
@@ -182,8 +202,9 @@ int main(int argc, char** argv) {
                           "a folder with one subfolder per student, a folder of GitHub Classroom clones, or a "
                           "Gradescope export (zip or folder); after collect: the batch folder")
         ->required();
-    batch_cmd->footer("`grader batch collect OUT` follows a Slurm job started with --no-wait (or left with Ctrl-C),\n"
-                      "reruns its killed tasks once and writes the gradebook and class report into OUT.");
+    batch_cmd->footer(fmt::format("`grader batch collect OUT` follows a Slurm job started with --no-wait (or left with Ctrl-C),\n"
+                                  "reruns its killed tasks once and writes the gradebook and class report into OUT.\n\n{}",
+                                  batch_exit_codes));
     batch_cmd->add_option("-o,--output", batch.output, "the batch's folder: results, gradebook, report (default: ./batch-LESSON)");
     batch_cmd->add_option("--kind", batch.kind, "what SUBMISSIONS is (auto tells from its shape)")
         ->check(CLI::IsMember({"auto", "folders", "classroom", "gradescope"}))
@@ -219,11 +240,11 @@ int main(int argc, char** argv) {
         ->delimiter(',');
     batch_cmd->add_option("--memory", batch.memory, "memory limit of each build and test program (RLIMIT_DATA)")
         ->capture_default_str();
-    batch_cmd->add_flag("!--no-build", batch.build, "do not build the course's own tests and judge first");
+    add_off_flag(*batch_cmd, "--no-build", batch.build, "do not build the course's own tests and judge first");
     batch_cmd->add_option("--scratch", batch.scratch, "where submissions are built and graded (default: $TMPDIR)");
     batch_cmd->add_flag("--keep-scratch", batch.keep_scratch, "keep each submission's scratch folder (to debug a build)");
     batch_cmd->add_option("--chunk", batch.chunk, "grade only part I of N (I/N, from 0): one task of a cluster job");
-    batch_cmd->add_flag("!--no-report", batch.report, "write only the per-student results, no gradebook or class report");
+    add_off_flag(*batch_cmd, "--no-report", batch.report, "write only the per-student results, no gradebook or class report");
     batch_cmd->add_option("--only-students", batch.only_students,
                           "grade only the students in this JSON list (with --chunk: part of it); cluster tasks use it");
     batch_cmd->add_option("--similarity", batch.similarity,
@@ -232,6 +253,9 @@ int main(int argc, char** argv) {
                           "(a flag for you to look at; it changes no score)")
         ->capture_default_str();
     add_slurm_options(*batch_cmd, batch);
+    // Set last: a subcommand added after it would show it too (CLI11 copies
+    // it), and the exit codes it describes are grader run's.
+    app.footer(exit_code_help);
 
     try {
         app.parse(argc, argv);
@@ -241,7 +265,7 @@ int main(int argc, char** argv) {
     }
 
     try {
-        if (*list) return cmd_list(common);
+        if (*list) return list_lesson.empty() ? cmd_list(common) : cmd_list_tests(common, list_lesson);
         if (*run_cmd) return cmd_run(common, run);
         if (*hint) return cmd_hint(common, hint_lesson, all_hints);
         if (*watch_cmd) return cmd_watch(common, watch);

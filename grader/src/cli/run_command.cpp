@@ -15,6 +15,7 @@
 #include "cli/attempt.hpp"
 #include "cli/commands.hpp"
 #include "cli/run_timeline.hpp"
+#include "cli/test_ids.hpp"
 #include "course/device_info.hpp"
 #include "report/formats.hpp"
 #include "run/grade.hpp"
@@ -48,11 +49,13 @@ int cmd_run(const common_args& common, const run_args& args) {
         const auto [kind, name, known] = !args.cheat.empty()      ? std::tuple{"cheat", args.cheat, lesson.cheats()}
                                          : !args.textbook.empty() ? std::tuple{"textbook form", args.textbook, lesson.textbooks()}
                                                                   : std::tuple{"mutant", args.mutant, lesson.mutants()};
+        const std::string meant = did_you_mean(close_matches(name, known));
         throw user_error(usage_error,
                          known.empty()
                              ? fmt::format("{} has no '{}' build. Known-wrong versions, cheats and textbook forms are "
                                            "built with -DCOURSE_BUILD_MUTANTS=ON.", lesson.id, variant_name)
-                             : fmt::format("{} has no {} '{}'. Known: {}.", lesson.id, kind, name, fmt::join(known, ", ")));
+                             : fmt::format("{} has no {} '{}'{} Known: {}.", lesson.id, kind, name,
+                                           meant.empty() ? "." : "; " + meant, fmt::join(known, ", ")));
     }
 
     // A graded run fails closed: where bubblewrap cannot run it grades
@@ -86,6 +89,9 @@ int cmd_run(const common_args& common, const run_args& args) {
             return build_error;
         }
     }
+    // A test id that names no test is a usage error, not a run that grades
+    // nothing: the ids come from the judge's list, which the build has made.
+    if (!args.tests.empty()) check_test_ids(lesson.id, lesson_tests(m, lesson, /*build_if_missing=*/false), args.tests);
 
     grade_options options;
     options.seed = args.seed.value_or(fresh_seed());

@@ -12,3 +12,13 @@ TEST(Hints, OneSectionPerHint) {
 }
 
 TEST(Hints, NoSectionsNoHints) { EXPECT_TRUE(grader::parse_hints("just text\n").empty()); }
+
+// "lesson01 hint 2 of 6", not "lesson01 of 6: Hint 2"; a title that says
+// more than "Hint 2" follows it.
+TEST(Hints, HeadingSaysWhichHintOfHowMany) {
+    EXPECT_EQ(grader::hint_heading("lesson01", 0, 6, "Hint 1"), "lesson01 hint 1 of 6");
+    EXPECT_EQ(grader::hint_heading("lesson01", 5, 6, "hint 6"), "lesson01 hint 6 of 6");
+    EXPECT_EQ(grader::hint_heading("lesson05", 1, 5, "Events between streams"),
+              "lesson05 hint 2 of 5: Events between streams");
+    EXPECT_EQ(grader::hint_heading("lesson05", 1, 5, "Hint 1"), "lesson05 hint 2 of 5: Hint 1");
+}
