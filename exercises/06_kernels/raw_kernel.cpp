@@ -15,6 +15,7 @@
 #include <string>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 #include "course/nvrtc_error.hpp"
 
@@ -36,27 +37,46 @@ namespace {
 
 std::atomic<std::size_t> compile_count{0};
 
-// Given: an nvrtcProgram owned by a unique_ptr, and NVRTC's log.
-struct destroy_program {
-    void operator()(nvrtcProgram program) const noexcept { nvrtcDestroyProgram(&program); }
-};
-using program_handle = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, destroy_program>;
+// Given: one NVRTC program, made from the source by the constructor and
+// destroyed with the object, on every way out (a throw included). get() is
+// what the other nvrtc* calls take.
+//     nvrtc_program program(source, "raw_kernel.cu");
+//     NVRTC_CHECK(nvrtcAddNameExpression(program.get(), ...));
+class nvrtc_program {
+public:
+    nvrtc_program(const std::string& source, const char* file_name) {
+        NVRTC_CHECK(nvrtcCreateProgram(&program_, source.c_str(), file_name, 0, nullptr, nullptr));
+    }
+    ~nvrtc_program() { nvrtcDestroyProgram(&program_); }
+    nvrtc_program(const nvrtc_program&) = delete;
+    nvrtc_program& operator=(const nvrtc_program&) = delete;
 
-std::string program_log(nvrtcProgram program) {
-    std::size_t size = 0;
-    NVRTC_CHECK(nvrtcGetProgramLogSize(program, &size));
-    std::string log(size, '\0');
-    NVRTC_CHECK(nvrtcGetProgramLog(program, log.data()));
-    if (!log.empty() && log.back() == '\0') log.pop_back();  // NVRTC counts the C terminator
-    return log;
-}
+    nvrtcProgram get() const { return program_; }
+
+    // What the compiler said about the last compilation: the errors, each
+    // with its line, and the warnings. Wanted while an error is already on
+    // its way, so a log that cannot be read reads as "" instead of throwing
+    // an error of its own in place of that one.
+    std::string log() const {
+        std::size_t with_terminator = 0;  // NVRTC counts the C string's '\0'
+        if (nvrtcGetProgramLogSize(program_, &with_terminator) != NVRTC_SUCCESS || with_terminator < 2)
+            return {};
+        std::vector<char> text(with_terminator);
+        if (nvrtcGetProgramLog(program_, text.data()) != NVRTC_SUCCESS) return {};
+        return std::string(text.data(), with_terminator - 1);
+    }
+
+private:
+    nvrtcProgram program_ = nullptr;
+};
 
 // TODO(lesson06): the steps, each its own small function:
 //  1. the current GPU's architecture, "sm_90" (cudaGetDevice,
 //     cudaDeviceGetAttribute with cudaDevAttrComputeCapabilityMajor/Minor);
-//  2. compile: nvrtcCreateProgram, nvrtcAddNameExpression(name), count the
-//     compilation (++compile_count), nvrtcCompileProgram with the options
-//     plus "-arch=sm_XY"; on failure throw compile_error(status, name, log);
+//  2. compile: an nvrtc_program (above), nvrtcAddNameExpression(name), count
+//     the compilation (++compile_count), nvrtcCompileProgram with the options
+//     plus "-arch=sm_XY"; on failure throw compile_error(status, name,
+//     program.log());
 //     then nvrtcGetLoweredName (copy it: NVRTC owns the text), the CUBIN
 //     (nvrtcGetCUBINSize, nvrtcGetCUBIN), cudaLibraryLoadData and
 //     cudaLibraryGetKernel with the lowered name;
