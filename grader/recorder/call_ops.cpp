@@ -105,9 +105,20 @@ std::vector<unsigned char> copy_of(std::uint64_t base, std::uint64_t size) {
     return bytes;
 }
 
+// Whether `base` was allocated from a memory pool (cudaMallocAsync): such
+// memory exists in stream order, so the recorder's own stream may not read
+// it; it is written down without its bytes.
+bool stream_ordered(std::uint64_t base) {
+    CUmemoryPool pool = nullptr;
+    return cuPointerGetAttribute(&pool, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, static_cast<CUdeviceptr>(base)) ==
+               CUDA_SUCCESS &&
+           pool != nullptr;
+}
+
 // Writes the allocation `place` ([value, base, size]) lies in as the call
 // first touched it: a "kept" line with its bytes, or without them where it
-// is too large. Touched again later in the call, it is not written again.
+// is too large or stream-ordered. Touched again later in the call, it is
+// not written again.
 void keep_first_touch(const json& place) {
     if (!keeping_memory.load()) return;
     const auto base = place[1].get<std::uint64_t>(), size = place[2].get<std::uint64_t>();
@@ -120,7 +131,7 @@ void keep_first_touch(const json& place) {
         if (keep_bytes) kept_this_call += size;
     }
     json line{{"op", "kept"}, {"at", json::array({base, base, size})}};
-    if (keep_bytes) {
+    if (keep_bytes && !stream_ordered(base)) {
         const auto bytes = copy_of(base, size);
         if (!bytes.empty()) line["data"] = hex(bytes.data(), bytes.size());
     }
