@@ -151,18 +151,28 @@ def similar_submissions(similarity):
     return "\n".join(parts)
 
 
+def summary_line(doc):
+    """The page's first line: how many submissions, how they came out, and the
+    scores' mean and median (over the graded ones, build failures at 0).
+    Where none was graded there are no scores to average, and it says so."""
+    students, graded = doc.get("students", 0), doc.get("graded", 0)
+    failed, not_graded = doc.get("build_failures", 0), doc.get("not_graded", 0)
+    if graded == 0:
+        return (f"{students} submission{'s' if students != 1 else ''}: none graded, so there are no scores; "
+                f"{failed} did not compile, {not_graded} not graded.")
+    return (f"{students} submission{'s' if students != 1 else ''}: {graded} graded"
+            f" (mean {doc.get('mean', 0):.1f}, median {doc.get('median', 0):g} of {doc.get('max_score', 0)}),"
+            f" {failed} did not compile (scored 0), {not_graded} not graded.")
+
+
 def page(doc, histogram_img, losses_img):
     e = html.escape
     lesson, title = doc.get("lesson", ""), doc.get("title", "")
-    graded, max_score = doc.get("graded", 0), doc.get("max_score", 0)
+    graded = doc.get("graded", 0)
     parts = [f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">",
              f"<title>{e(lesson)} class report</title><style>{STYLE}</style></head><body>",
              f"<h1>{e(lesson)} · {e(title)}: class report</h1>"]
-    summary = (f"{doc.get('students', 0)} submissions: {graded} graded"
-               f" (mean {doc.get('mean', 0):.1f}, median {doc.get('median', 0):g} of {max_score}),"
-               f" {doc.get('build_failures', 0)} did not compile (scored 0),"
-               f" {doc.get('not_graded', 0)} not graded.")
-    parts.append(f'<p class="summary">{e(summary)}</p>')
+    parts.append(f'<p class="summary">{e(summary_line(doc))}</p>')
     unsandboxed = doc.get("unsandboxed", 0)
     if unsandboxed:
         parts.append(f'<p class="warning"><b>NOT SANDBOXED:</b> {unsandboxed} submission'
@@ -170,12 +180,15 @@ def page(doc, histogram_img, losses_img):
                      "code ran with the grader's rights and could have read the reference solutions and other "
                      "students' files. Grade again where bubblewrap runs for grades you can trust.</p>")
 
-    parts.append("<h2>Scores</h2>" + histogram_img)
-
-    parts.append("<h2>Tests lost</h2>" + losses_img)
-    parts.append(table(["test", "what it checks", "points", "lost by", "share"],
-                       [[t["id"], t.get("title", ""), t.get("points", 0), t.get("lost", 0), percent(t.get("share", 0))]
-                        for t in doc.get("tests", [])]))
+    if graded == 0:  # no scores: empty pictures would only look like a class that scored nothing
+        parts.append("<h2>Scores</h2><p>None: no submission was graded.</p>")
+        parts.append("<h2>Tests lost</h2><p>None: no submission was graded.</p>")
+    else:
+        parts.append("<h2>Scores</h2>" + histogram_img)
+        parts.append("<h2>Tests lost</h2>" + losses_img)
+        parts.append(table(["test", "what it checks", "points", "lost by", "share"],
+                           [[t["id"], t.get("title", ""), t.get("points", 0), t.get("lost", 0),
+                             percent(t.get("share", 0))] for t in doc.get("tests", [])]))
 
     parts.append("<h2>Most common diagnoses</h2>")
     diagnoses = doc.get("diagnoses", [])
@@ -184,7 +197,7 @@ def page(doc, histogram_img, losses_img):
             f"<li><b>{percent(d['share'])}</b> lost <code>{e(d['test'])}</code>: {e(d['text'])}"
             f' <span class="muted">({d["students"]} students)</span></li>' for d in diagnoses) + "</ol>")
     else:
-        parts.append("<p>No test was lost.</p>")
+        parts.append("<p>No test was lost.</p>" if graded else "<p>None: no submission was graded.</p>")
 
     parts.append("<h2>Build failures</h2>")
     failures = doc.get("build_failures", 0)
