@@ -230,9 +230,12 @@ build_result build_submission(const submission_recipe& recipe, const fs::path& s
         script += fmt::format("( {} ) & compile{}=$!\n", command, i);
     }
     for (std::size_t i = 0; i < recipe.compile.size(); ++i) script += fmt::format("wait $compile{}\n", i);
+    // Each in a subshell: a command may change folder (a POST_BUILD step's
+    // `cd`, as the library's keeps its device code), and the next runs in
+    // the build folder all the same.
     for (std::string command : recipe.link) {
         replace_all(command, scratch_mark, root);
-        script += command + "\n";
+        script += "( " + command + " )\n";
     }
     std::vector<std::string> argv{"/bin/sh", "-c", script};
     if (bwrap) {
