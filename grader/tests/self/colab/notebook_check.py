@@ -18,8 +18,10 @@ before it clones anything.
 Colab ignores a command's exit status; this check does not. git, setup.sh
 and `grader hint` must succeed. `grader run` may fail (1: a failing test)
 or grade only the tests that need no GPU (2), nothing else: a build error in
-the notebook's attempt, or a grader that cannot start, fails the check. The
-report after the attempt must name lesson01 and show the attempt compiled.
+the exercise as the notebook leaves it (the student writes vecadd in the
+file browser; the notebook's own example is a sibling program beside it), or
+a grader that cannot start, fails the check. The last report must name
+lesson01 and show that it compiled.
 """
 import json
 import re
@@ -103,8 +105,8 @@ for number, cell in enumerate(notebook["cells"], 1):
         exec("\n".join(python), names)
         names.update({k: v for k, v in overrides.items() if k in names})
 
-# The last `grader run` graded the notebook's attempt: it was built (a build
-# error exits with 4, refused above) and lesson01 was graded.
+# The last `grader run` graded lesson01 as the notebook leaves it: it was
+# built (a build error exits with 4, refused above) and lesson01 was graded.
 runs = sum("grader run" in "".join(c["source"]) for c in notebook["cells"])
 if runs < 2 or "lesson01" not in last_grader_run:
     sys.exit("FAILED: the notebook should grade lesson01 before and after its edit")
