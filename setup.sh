@@ -44,6 +44,37 @@ while [ $# -gt 0 ]; do
   esac
 done
 
+# WSL2 (Windows): the GPU driver is Windows' own, shown inside as
+# /usr/lib/wsl/lib/libcuda.so.1 and /dev/dxg; only the CUDA toolkit is
+# installed inside, from NVIDIA's WSL-Ubuntu packages, which hold no driver.
+# COURSE_SETUP_ROOT stands for / in the course's own test of this (setup_wsl.py).
+root=${COURSE_SETUP_ROOT:-}
+wsl=no
+if grep -qiE 'microsoft|wsl' "$root/proc/sys/kernel/osrelease" "$root/proc/version" 2> /dev/null; then wsl=yes; fi
+if [ $wsl = yes ]; then
+  echo "setup: this is WSL (Linux on Windows). The NVIDIA driver belongs in Windows, never inside WSL;"
+  echo "       the CUDA toolkit belongs inside WSL (NVIDIA's WSL-Ubuntu packages: cuda-toolkit-13-0 or -12-x)."
+  if [ ! -e "$root/dev/dxg" ] || [ ! -e "$root/usr/lib/wsl/lib/libcuda.so.1" ]; then
+    echo "setup: WSL has no GPU from Windows here (no /dev/dxg or /usr/lib/wsl/lib/libcuda.so.1):"
+    echo "       in Windows, install the current NVIDIA driver for your GPU, run \`wsl --update\` and"
+    echo "       \`wsl --shutdown\`, and open WSL again (WSL 1 has no GPU: \`wsl --set-version <distro> 2\`)."
+    echo "       Everything still builds; without the GPU only the tests that need none are graded."
+  fi
+  for lib in "$root"/usr/lib/x86_64-linux-gnu/libcuda.so.1 "$root"/usr/lib/aarch64-linux-gnu/libcuda.so.1; do
+    if [ -e "$lib" ] && [[ "$(readlink -f "$lib")" != */usr/lib/wsl/* ]]; then
+      echo "setup: $lib is a Linux NVIDIA driver's, installed inside WSL: it hides Windows' driver."
+      echo "       Remove the package that put it there (dpkg -S names it: sudo apt-get remove --purge PACKAGE)."
+    fi
+  done
+  case $PWD/ in
+    /mnt/[a-zA-Z]/*)
+      echo "setup: the course is on a Windows drive ($PWD): builds there are several times slower, and"
+      echo "       saving a file from Windows sends no file event, so \`grader watch\` needs --manual."
+      echo "       Better: clone the course into your Linux home (cd ~ && git clone ...), and open it from"
+      echo "       Windows as \\\\wsl\$\\<distro>\\home\\<you> or with VS Code's WSL extension." ;;
+  esac
+fi
+
 # libyaml-cpp-dev, libarchive-dev and libssl-dev are for `grader batch` (a
 # Gradescope export's metadata and zip, the result cache's SHA-256);
 # libseccomp-dev (found with pkg-config) lets graded runs refuse new
@@ -97,6 +128,10 @@ fi
 if ! command -v nvcc > /dev/null; then
   echo "setup: nvcc not found. Install the CUDA Toolkit, 12.4 or newer (https://developer.nvidia.com/cuda-downloads)" >&2
   echo "       and put its bin folder on PATH (usually /usr/local/cuda/bin)." >&2
+  if [ $wsl = yes ]; then
+    echo "       In WSL choose Linux > x86_64 > WSL-Ubuntu there and install cuda-toolkit-13-0 (or -12-x):" >&2
+    echo "       not cuda, cuda-13-0 or cuda-drivers, which bring a Linux driver that hides Windows' one." >&2
+  fi
   exit 1
 fi
 cmake_version=$(cmake --version | head -1 | awk '{print $3}')
@@ -155,4 +190,8 @@ if [ $status -eq 2 ]; then
   echo "       tests run with:  ctest --preset default"
 else
   echo "setup: next, read lessons/01_vecadd/README.md and edit exercises/01_vecadd/vecadd.cu"
+fi
+if [ $wsl = yes ]; then
+  echo "setup: on WSL, grader run, watch, hint and bench work as on Linux; \`grader doctor\` checks the GPU"
+  echo "       that Windows passes through and says what to change."
 fi
