@@ -51,6 +51,12 @@ struct batch_args {
                                                   // (batch/similarity.hpp); "off": compare nothing
     std::optional<std::filesystem::path> only_students;  // grade only these (a JSON list; a cluster job's)
     std::string engine = "local";                 // local: this machine; slurm: a job array
+    // Grades back to students (batch/lms_export.hpp): the roster that maps
+    // each student to the LMS's identifier (batch/roster.hpp), and the
+    // assignment's column in the LMS files (empty: the lesson's id). Both are
+    // kept in the batch folder for later runs.
+    std::optional<std::filesystem::path> roster;
+    std::string lms_column;
     slurm_batch_options slurm;
 };
 }  // namespace grader

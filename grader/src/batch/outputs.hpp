@@ -1,6 +1,7 @@
 #pragma once
 // What a finished batch hands the instructor, whichever engine graded it:
-// the gradebook CSV and the class report, from every student's result.
+// the gradebook CSV, the grades and feedback for an LMS, and the class
+// report, from every student's result.
 #include <filesystem>
 #include <vector>
 
@@ -16,7 +17,13 @@ struct outcome_counts {
 };
 outcome_counts count_outcomes(const std::vector<batch_result>& results);
 
-// Writes out/gradebook.csv and out/report/ (class_report.html and its
+// The grades and feedback for an LMS (batch/lms_export.hpp), with the roster
+// and column kept in `out`; prints where they are and names the students
+// the roster does not (and those of the roster with no submission).
+void write_grades_for_lms(const std::filesystem::path& out, const lesson_info& lesson,
+                          const std::vector<batch_result>& results);
+
+// Writes out/gradebook.csv, the grades for an LMS (write_grades_for_lms), and out/report/ (class_report.html and its
 // pictures; only class_report.json where no Python with matplotlib is found,
 // saying so), and prints where they are. With `similarity` (the class
 // compared: similarity_report.hpp), also out/similarity.json, the

@@ -77,6 +77,15 @@ std::string build_failure_text(const batch_result& r) {
 }
 }  // namespace
 
+std::string student_report_text(const batch_result& r) {
+    switch (r.state()) {
+        case batch_result::outcome::not_graded: return not_graded_text(r);
+        case batch_result::outcome::build_failed: return build_failure_text(r);
+        case batch_result::outcome::graded: break;
+    }
+    return r.report ? format_text(*r.report, {false, true, true, 0}) : not_graded_text(r);
+}
+
 std::string content_key(const std::string& lesson_id, const std::string& course_commit,
                         const std::map<std::string, std::string>& files) {
     sha256 hash;
@@ -126,17 +135,14 @@ void result_cache::store(const batch_result& r, const std::string& key) const {
     if (state == batch_result::outcome::not_graded) {
         fs::remove(folder / json_file, ignored);
         fs::remove(folder / gradescope_file, ignored);
-        write_file_atomically(folder / text_file, not_graded_text(r));
+        write_file_atomically(folder / text_file, student_report_text(r));
         write_file_atomically(folder / outcome_file, dump(outcome_json(r)));
         return;  // no key: the next run grades it again
     }
     if (!r.report)
         throw std::logic_error(fmt::format("result_cache::store: a {} result for {} needs its report",
                                            to_string(state), r.student));
-    const std::string text = state == batch_result::outcome::build_failed
-                                 ? build_failure_text(r)
-                                 : format_text(*r.report, {false, true, true, 0});
-    write_file_atomically(folder / text_file, text);
+    write_file_atomically(folder / text_file, student_report_text(r));
     write_file_atomically(folder / json_file, format_json(*r.report));
     write_file_atomically(folder / gradescope_file, format_gradescope(*r.report));
     write_file_atomically(folder / outcome_file, dump(outcome_json(r)));

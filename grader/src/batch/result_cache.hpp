@@ -31,6 +31,11 @@ std::string content_key(const std::string& lesson_id, const std::string& course_
 // share a folder ("Jane Doe" -> "Jane_Doe-1f3a9c2e").
 std::string folder_name_for(const std::string& student);
 
+// What the student reads of their result (report.txt): the report, without
+// colour, every test on its line; after a build failure the compiler's
+// message; when nothing was graded, why, and that it is not a zero.
+std::string student_report_text(const batch_result& r);
+
 class result_cache {
 public:
     explicit result_cache(fs::path root);  // "results": created on the first store()

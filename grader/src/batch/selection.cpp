@@ -20,16 +20,22 @@ std::optional<submissions_kind> kind_named(const std::string& name) {
     return std::nullopt;  // "auto": told from its shape
 }
 
+fs::path batch_folder(const manifest& course, const lesson_info& lesson, const batch_args& args) {
+    const fs::path out = fs::absolute(args.output.value_or(fs::path("batch-" + lesson.id))).lexically_normal();
+    check_output_path(course, out);
+    const fs::path submissions = fs::absolute(args.submissions).lexically_normal();
+    if (auto rel = out.lexically_relative(submissions); !rel.empty() && *rel.begin() != "..")
+        throw user_error(usage_error, fmt::format("the batch folder {} lies inside SUBMISSIONS; nothing is ever "
+                                                  "written there: choose another with -o",
+                                                  out.string()));
+    return out;
+}
+
 batch_class open_batch_class(const common_args& common, const batch_args& args) {
     batch_class klass{open_build(common.build_dir), {}, {}, {}, {}, {}};
     klass.lesson = find_lesson(klass.course, args.lesson);
     klass.submissions_path = fs::absolute(args.submissions).lexically_normal();
-    klass.out = fs::absolute(args.output.value_or(fs::path("batch-" + klass.lesson.id))).lexically_normal();
-    check_output_path(klass.course, klass.out);
-    if (auto rel = klass.out.lexically_relative(klass.submissions_path); !rel.empty() && *rel.begin() != "..")
-        throw user_error(usage_error, fmt::format("the batch folder {} lies inside SUBMISSIONS; nothing is ever "
-                                                  "written there: choose another with -o",
-                                                  klass.out.string()));
+    klass.out = batch_folder(klass.course, klass.lesson, args);
     if (!args.chunk.empty()) chunk_range(args.chunk, 0);  // checked before anything takes time
 
     klass.set = read_submissions(klass.submissions_path, rules_for(klass.lesson), kind_named(args.kind));

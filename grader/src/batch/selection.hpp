@@ -43,6 +43,10 @@ struct batch_class {
 };
 batch_class open_batch_class(const common_args& common, const batch_args& args);
 
+// The batch folder (-o, default ./batch-LESSON), absolute; a user_error where
+// it lies inside SUBMISSIONS or the course.
+fs::path batch_folder(const manifest& course, const lesson_info& lesson, const batch_args& args);
+
 // --kind's words: folders, classroom, gradescope; nullopt for auto (told from
 // the shape of SUBMISSIONS).
 std::optional<submissions_kind> kind_named(const std::string& name);
