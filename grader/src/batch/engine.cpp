@@ -163,6 +163,12 @@ std::optional<fs::path> batch_sandbox(bool no_sandbox) {
     return found.bwrap;
 }
 
+void refuse_without_grading_needs(const grading_facts& facts, const std::vector<listed_test>& tests, bool gpus_here,
+                                  bool no_sandbox) {
+    const std::vector<grading_check> missing = missing_for_batch(facts, tests, gpus_here, no_sandbox);
+    if (!missing.empty()) throw user_error(build_error, grading_refusal(missing));
+}
+
 std::vector<int> declared_gpu_architectures(const std::vector<std::string>& declared) {
     std::vector<int> out;
     for (const auto& text : declared) {

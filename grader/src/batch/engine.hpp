@@ -29,6 +29,7 @@
 #include "batch/timeline.hpp"
 #include "checkout/manifest.hpp"
 #include "run/grade.hpp"
+#include "run/grading_needs.hpp"
 #include "run/runner.hpp"
 
 namespace grader {
@@ -52,6 +53,15 @@ std::vector<gpu_slot> visible_gpus();
 // (run/sandbox.hpp, sandbox_refusal), before anything is built or graded,
 // unless `no_sandbox` (--no-sandbox): then none, and every output says so.
 std::optional<fs::path> batch_sandbox(bool no_sandbox);
+
+// The rest of what the batch's `tests` need (run/grading_needs.hpp, as
+// `grader doctor --grading` lists it): libelf, the GPU recorder and
+// course-threads-only, and where `gpus_here` compute-sanitizer and ncu.
+// Where one is missing the batch fails closed as without the sandbox: a
+// user_error naming each and its fix, before any submission is graded.
+// `facts`: observe_grading_needs(&m, grading_lookups::of_this_machine()).
+void refuse_without_grading_needs(const grading_facts& facts, const std::vector<listed_test>& tests, bool gpus_here,
+                                  bool no_sandbox);
 
 // --gpu-arch's words ("sm_80", "8.0", "80") as compute capabilities; a
 // user_error for one it cannot read.

@@ -13,6 +13,7 @@
 
 #include "batch/class_report.hpp"
 #include "batch/engine.hpp"
+#include "batch/lms_export.hpp"
 #include "batch/measured_grading.hpp"
 #include "batch/memory_size.hpp"
 #include "batch/outputs.hpp"
@@ -74,8 +75,21 @@ std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<
 }  // namespace
 
 int cmd_batch(const common_args& common, const batch_args& args) {
-    if (args.lesson == "collect") return collect_slurm_batch(common, args.submissions);
-    if (args.engine == "slurm") return run_slurm_batch(common, args);
+    if (args.roster) read_roster(*args.roster);  // a bad roster is a usage error before any work
+    const bool lms_told = args.roster || !args.lms_column.empty();
+    // Whichever run writes the gradebook (this one, a Slurm job's end, a
+    // collect) reads the roster and column kept in the batch folder.
+    if (args.lesson == "collect") {
+        if (lms_told) keep_lms_settings(fs::absolute(args.submissions), args.roster, args.lms_column);
+        return collect_slurm_batch(common, args.submissions);
+    }
+    if (args.engine == "slurm") {
+        if (lms_told) {
+            const manifest course = open_build(common.build_dir);
+            keep_lms_settings(batch_folder(course, find_lesson(course, args.lesson), args), args.roster, args.lms_column);
+        }
+        return run_slurm_batch(common, args);
+    }
     const std::optional<double> similarity_threshold = parse_similarity_threshold(args.similarity);  // before any work
     const std::vector<int> declared_gpus = declared_gpu_architectures(args.gpu_archs);
     // Fails closed: where bubblewrap cannot run, nothing is graded unless
@@ -86,6 +100,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const lesson_info& lesson = klass.lesson;
     const fs::path& out = klass.out;
     const std::vector<const submission*>& chosen = klass.chosen;
+    if (lms_told) keep_lms_settings(out, args.roster, args.lms_column);
 
     // The GPUs here must run the build's code (a build folder configured on a
     // machine without a GPU holds sm_90 only): checked before anything is built.
@@ -103,6 +118,10 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     const fs::path listing_dir = args.chunk.empty() ? logs : logs / ("chunk-" + chunk_index);
     fs::create_directories(listing_dir);
     const std::vector<listed_test> tests = list_graded_tests(lesson.variant("solution")->tests, listing_dir);
+    // Fails closed without what these tests need (libelf, the recorder, the
+    // launcher; the tools that explain, where GPU tests run), as without the sandbox.
+    refuse_without_grading_needs(observe_grading_needs(&m, grading_lookups::of_this_machine()), tests, !gpus.empty(),
+                                 args.no_sandbox);
     const std::string commit = course_commit(m.source_dir);
 
     // What is left to grade.

@@ -88,7 +88,8 @@ std::vector<hint> parse_hints(const std::string& markdown);
 // "lesson01 hint 2 of 6", and the hint's title after it where it says more
 // than "Hint 2": the heading `grader hint` prints above hint `index` (from 0).
 std::string hint_heading(const std::string& lesson_id, std::size_t index, std::size_t count, const std::string& title);
-int cmd_doctor(const common_args& common);
+// `grading`: also what a graded run and a batch need (run/grading_needs.hpp).
+int cmd_doctor(const common_args& common, bool grading = false);
 
 struct watch_args {
     std::string lesson;                       // empty: the first lesson without full marks

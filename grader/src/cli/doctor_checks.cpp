@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <regex>
 #include <sstream>
@@ -180,6 +181,32 @@ void gpu_findings(const machine_facts& f, std::vector<finding>& out) {
     }
 }
 
+// WSL2 with Windows' driver: what works, and what to change.
+void wsl_findings(const machine_facts& f, std::vector<finding>& out) {
+    if (!f.wsl) return;
+    if (!f.wsl_linux_driver_library.empty())
+        out.push_back({severity::problem,
+                       fmt::format("a Linux NVIDIA driver is installed inside WSL ({}): it hides the driver Windows "
+                                   "passes through",
+                                   f.wsl_linux_driver_library),
+                       fmt::format("remove the package that put it there (`dpkg -S {}` names it, then sudo apt-get "
+                                   "remove --purge PACKAGE); inside WSL install only the CUDA toolkit (NVIDIA's "
+                                   "WSL-Ubuntu packages: cuda-toolkit-13-0), and the driver in Windows",
+                                   f.wsl_linux_driver_library)});
+    if (f.driver_version != 0)
+        out.push_back({severity::ok,
+                       "WSL2: the GPU comes from Windows' driver (/usr/lib/wsl/lib); grader run, watch, hint and "
+                       "bench work as on Linux",
+                       ""});
+    if (f.on_windows_drive)
+        out.push_back({severity::note,
+                       "the course is on a Windows drive (/mnt/...): builds there are several times slower, and a "
+                       "file saved from Windows sends no file event, so `grader watch` does not see it",
+                       "clone the course into your Linux home (cd ~ && git clone ...) and open it from Windows as "
+                       "\\\\wsl$\\<distro>\\home\\<you> or with VS Code's WSL extension; or regrade with Enter: "
+                       "grader watch --manual"});
+}
+
 void toolkit_findings(const machine_facts& f, std::vector<finding>& out) {
     if (!f.build_found) {
         out.push_back({severity::problem, f.build_problem, "run ./setup.sh from the course's top folder"});
@@ -219,6 +246,7 @@ void toolkit_findings(const machine_facts& f, std::vector<finding>& out) {
 std::vector<finding> diagnose(const machine_facts& facts) {
     std::vector<finding> out;
     driver_findings(facts, out);
+    wsl_findings(facts, out);
     gpu_findings(facts, out);
     toolkit_findings(facts, out);
     return out;
@@ -226,15 +254,40 @@ std::vector<finding> diagnose(const machine_facts& facts) {
 
 void observe_wsl(const std::filesystem::path& root, machine_facts& facts) {
     namespace fs = std::filesystem;
-    // WSL2's kernel names itself: "5.15.153.1-microsoft-standard-WSL2".
-    std::ifstream release(root / "proc/sys/kernel/osrelease");
-    std::string text;
-    std::getline(release, text);
-    for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    facts.wsl = text.find("microsoft") != std::string::npos || text.find("wsl") != std::string::npos;
+    // WSL2's kernel names itself: "5.15.153.1-microsoft-standard-WSL2", in
+    // its release and in /proc/version's first line.
+    facts.wsl = false;
+    for (const char* file : {"proc/sys/kernel/osrelease", "proc/version"}) {
+        std::ifstream in(root / file);
+        std::string text;
+        std::getline(in, text);
+        for (auto& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        facts.wsl = facts.wsl || text.find("microsoft") != std::string::npos || text.find("wsl") != std::string::npos;
+    }
     std::error_code ec;
     facts.wsl_gpu_device = fs::exists(root / "dev/dxg", ec);
     facts.wsl_driver_library = fs::exists(root / "usr/lib/wsl/lib/libcuda.so.1", ec);
+    facts.wsl_linux_driver_library.clear();
+    if (!facts.wsl) return;
+    // A Linux driver package's library (not a link into /usr/lib/wsl/lib).
+    for (const char* lib : {"usr/lib/x86_64-linux-gnu/libcuda.so.1", "usr/lib/aarch64-linux-gnu/libcuda.so.1"}) {
+        if (!fs::exists(root / lib, ec)) continue;
+        const std::string target = fs::weakly_canonical(root / lib, ec).string();
+        if (target.find("/usr/lib/wsl/") == std::string::npos) facts.wsl_linux_driver_library = "/" + std::string(lib);
+    }
+}
+
+bool on_windows_drive(const std::filesystem::path& dir) {
+    const std::string s = dir.string();
+    return s.size() >= 6 && s.rfind("/mnt/", 0) == 0 && std::isalpha(static_cast<unsigned char>(s[5])) &&
+           (s.size() == 6 || s[6] == '/');
+}
+
+std::vector<finding> diagnose_grading(const grading_facts& facts) {
+    std::vector<finding> out;
+    for (const grading_check& c : grading_checks(facts))
+        out.push_back({c.ok ? severity::ok : severity::problem, c.what, c.fix});
+    return out;
 }
 
 }  // namespace grader

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "run/grading_needs.hpp"
+
 namespace grader {
 
 // A CUDA version as the runtime gives it: 12040 is 12.4.
@@ -45,6 +47,9 @@ struct machine_facts {
     bool wsl = false;                 // the kernel is WSL2's (Microsoft's)
     bool wsl_gpu_device = false;      // /dev/dxg: Windows passes a GPU through
     bool wsl_driver_library = false;  // /usr/lib/wsl/lib/libcuda.so.1: its CUDA driver library
+    // A Linux driver's libcuda.so.1 installed inside WSL2, which hides Windows' own.
+    std::string wsl_linux_driver_library;
+    bool on_windows_drive = false;    // the course is on a Windows drive (/mnt/c/...)
     // The build, when there is one.
     bool build_found = false;
     std::string build_problem;        // why not, when !build_found
@@ -76,7 +81,15 @@ int oldest_architecture(cuda_version toolkit);
 int newest_architecture(cuda_version toolkit);
 
 // The WSL2 facts, read under `root` (the real machine: "/"; a test: a folder
-// laid out like one).
+// laid out like one): WSL's kernel names itself in /proc/sys/kernel/osrelease
+// and /proc/version ("microsoft", "WSL").
 void observe_wsl(const std::filesystem::path& root, machine_facts& facts);
+
+// Whether `dir` is on a Windows drive as WSL shows it (/mnt/c/...).
+bool on_windows_drive(const std::filesystem::path& dir);
+
+// `grader doctor --grading`: one finding per need of a graded run and a
+// batch (run/grading_needs.hpp), each missing one a problem with its fix.
+std::vector<finding> diagnose_grading(const grading_facts& facts);
 
 }  // namespace grader

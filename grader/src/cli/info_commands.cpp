@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <iostream>
 #include <sstream>
 
@@ -132,9 +133,12 @@ machine_facts observe_machine(const common_args& common) {
                                  device.global_memory_bytes};
     }
     observe_wsl("/", facts);
+    std::error_code cwd_error;
+    facts.on_windows_drive = facts.wsl && on_windows_drive(fs::current_path(cwd_error));
 
     try {
         const manifest m = open_build(common.build_dir);
+        facts.on_windows_drive = facts.wsl && on_windows_drive(m.source_dir);
         facts.build_found = true;
         facts.build_dir = m.build_dir.string();
         facts.lessons = m.lessons.size();
@@ -166,17 +170,33 @@ machine_facts observe_machine(const common_args& common) {
 
 }  // namespace
 
-int cmd_doctor(const common_args& common) {
+int cmd_doctor(const common_args& common, bool grading) {
     const bool color = wants_color(STDOUT_FILENO);
-    const std::vector<finding> findings = diagnose(observe_machine(common));
+    const machine_facts machine = observe_machine(common);
     int problems = 0;
-    for (const finding& f : findings) {
-        const char* mark = f.level == severity::ok ? "✓" : f.level == severity::note ? "!" : "✗";
-        const char* tint = f.level == severity::ok ? "32" : f.level == severity::note ? "33" : "31";
-        std::cout << "  " << (color ? fmt::format("\x1b[{}m{}\x1b[0m", tint, mark) : std::string(mark)) << " "
-                  << f.what << "\n";
-        if (!f.fix.empty()) std::cout << "      fix: " << f.fix << "\n";
-        if (f.level == severity::problem) ++problems;
+    const auto print = [&](const std::vector<finding>& findings) {
+        for (const finding& f : findings) {
+            const char* mark = f.level == severity::ok ? "✓" : f.level == severity::note ? "!" : "✗";
+            const char* tint = f.level == severity::ok ? "32" : f.level == severity::note ? "33" : "31";
+            std::cout << "  " << (color ? fmt::format("\x1b[{}m{}\x1b[0m", tint, mark) : std::string(mark)) << " "
+                      << f.what << "\n";
+            if (!f.fix.empty()) std::cout << "      fix: " << f.fix << "\n";
+            if (f.level == severity::problem) ++problems;
+        }
+    };
+    print(diagnose(machine));
+    if (grading) {
+        // The GPU and its driver are above; here the rest of what a graded
+        // run and a batch need, as `grader batch` checks it before grading.
+        std::optional<manifest> m;
+        try {
+            m = open_build(common.build_dir);
+        } catch (const user_error&) {
+        }
+        grading_facts needs = observe_grading_needs(m ? &*m : nullptr, grading_lookups::of_this_machine());
+        needs.wsl = machine.wsl;
+        std::cout << "\nfor grading (a batch, `grader run --sandbox`):\n";
+        print(diagnose_grading(needs));
     }
     std::cout << (problems ? fmt::format("\n{} problem(s) found.\n", problems) : "\nall good.\n");
     return problems ? build_error : all_passed;

@@ -148,7 +148,12 @@ int main(int argc, char** argv) {
     add_off_flag(*verify_cmd, "--no-build", verify.build, "verify what is already built");
     verify_cmd->footer(verify_exit_codes);
 
-    auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder");
+    auto* doctor = app.add_subcommand("doctor", "check the GPU, driver, toolkit and build folder (--grading: and what grading needs)");
+    bool doctor_grading = false;
+    doctor->add_flag("--grading", doctor_grading,
+                     "also check what graded runs and `grader batch` need, one line each with its fix: bubblewrap "
+                     "(runs a sandbox), compute-sanitizer, ncu and the GPU's counters, libelf, the GPU recorder "
+                     "(CUPTI), course-threads-only (libseccomp)");
 
     bench_args bench;
     auto* bench_cmd = app.add_subcommand(
@@ -252,6 +257,22 @@ int main(int argc, char** argv) {
                           "whose matched code is at least this share of one side's own code: 0.5, 50% or off "
                           "(a flag for you to look at; it changes no score)")
         ->capture_default_str();
+    auto* lms = batch_cmd->add_option_group("Grades back to students",
+                                            "beside gradebook.csv: lms/canvas.csv (Canvas's gradebook import), "
+                                            "lms/moodle.csv (Moodle's CSV import), feedback/ (a .txt and an .html "
+                                            "per student)");
+    lms->add_option("--roster", batch.roster,
+                    "a CSV file naming each student in the LMS: a header row, then the columns folder (the "
+                    "gradebook's student), id (Canvas's SIS Login ID, Moodle's username or e-mail), and optionally "
+                    "name and section; fields may be quoted. Kept in the batch folder for later runs. Without one, "
+                    "students are named by their Gradescope e-mail address or their folder; one the roster leaves "
+                    "out is named in the output and in the files")
+        ->check(CLI::ExistingFile)
+        ->type_name("FILE");
+    lms->add_option("--lms-column", batch.lms_column,
+                    "the assignment's column in the LMS files (default: the lesson's id); for Canvas, \"lesson01 "
+                    "(12345)\" with the assignment's id from its page's address updates that assignment")
+        ->type_name("NAME");
     add_slurm_options(*batch_cmd, batch);
     // Set last: a subcommand added after it would show it too (CLI11 copies
     // it), and the exit codes it describes are grader run's.
@@ -270,7 +291,7 @@ int main(int argc, char** argv) {
         if (*hint) return cmd_hint(common, hint_lesson, all_hints);
         if (*watch_cmd) return cmd_watch(common, watch);
         if (*reset_cmd) return cmd_reset(common, reset);
-        if (*doctor) return cmd_doctor(common);
+        if (*doctor) return cmd_doctor(common, doctor_grading);
         if (*verify_cmd) {
             refuse_in_student_edition(open_build(common.build_dir), "verify");
             return cmd_verify(common, verify);

@@ -95,10 +95,40 @@ try:
           f"the class report's unsandboxed: {data.get('unsandboxed')}")
     check(data.get("similarity", {}).get("pairs_total") == len(pairs), "the class report lists the similar pairs")
 
+    # Grades back to students: Canvas's and Moodle's CSVs, a feedback file per student.
+    canvas = (work / "out/lms/canvas.csv").read_bytes().decode("utf-8").split("\r\n")
+    check(canvas[0] == "Student,ID,SIS User ID,SIS Login ID,Section,lesson04", f"Canvas's header: {canvas[0]!r}")
+    check(canvas[1].startswith("    Points Possible,,,,,"), f"Canvas's second row: {canvas[1]!r}")
+    check("compile_error,,,compile_error,,0" in canvas, f"no roster: the folder is the login: {canvas}")
+    for student in rows:
+        for ext in ("txt", "html"):
+            check((work / "out/feedback" / f"{student}.{ext}").is_file(), f"no feedback/{student}.{ext}")
+    check("lms/canvas.csv (Canvas)" in first.stdout and "--roster FILE maps them" in first.stdout,
+          "the batch does not say where the LMS files are")
+
     # Without a GPU nothing but the build failure is final: a rerun grades the
-    # other three again (their GPU tests are still owed) and skips it.
-    second = batch()
+    # other three again (their GPU tests are still owed) and skips it. This
+    # one with a roster that leaves dora out: she is named, not dropped.
+    roster = work / "roster.csv"
+    roster.write_text('folder,id,name,section\n'
+                      'solution,sol@uni.example,"Solution, Sally",S1\n'
+                      'skeleton,skel@uni.example,"Skeleton, Sam",S2\n'
+                      'compile_error,ce@uni.example,"Error, Eve",S1\n'
+                      'nobody,nobody@uni.example,"Absent, Al",S2\n', encoding="utf-8")
+    second = batch("--roster", str(roster), "--lms-column", "lesson04 (42)")
     print(second.stdout)
+    check("NOT IN THE ROSTER: 1 student (dora)" in second.stdout, "the batch does not name dora, not in the roster")
+    check("no submission from 1 student of the roster: nobody" in second.stdout,
+          "the batch does not name the roster's student without a submission")
+    canvas = list(csv.reader(open(work / "out/lms/canvas.csv", newline="", encoding="utf-8")))
+    check(canvas[0][-1] == "lesson04 (42)", f"--lms-column: {canvas[0]}")
+    by_login = {r[3]: r for r in canvas[2:]}
+    check(by_login.get("ce@uni.example", [""])[0] == "Error, Eve" and by_login["ce@uni.example"][4] == "S1"
+          and by_login["ce@uni.example"][5] == "0", f"the roster's student in Canvas's CSV: {canvas}")
+    check(by_login.get("dora", [""])[0] == "dora (not in the roster)", f"dora in Canvas's CSV: {canvas}")
+    check((work / "out/feedback/ce@uni.example.txt").is_file() and (work / "out/feedback/dora.html").is_file(),
+          "feedback files named by the roster's id (and the folder, out of it)")
+    check((work / "out/lms/roster.csv").is_file(), "the roster is not kept in the batch folder")
     if sandbox:  # grades made without the sandbox are not final either: all are graded again
         check("already graded" not in second.stdout, "a rerun kept grades made without the sandbox")
     else:

@@ -25,6 +25,7 @@
 #include "run/gpu_gate.hpp"
 #include "run/gpu_pause.hpp"
 #include "run/work_places.hpp"
+#include "system/user_error.hpp"
 
 namespace grader {
 namespace {
@@ -412,6 +413,51 @@ TEST(GpuGate, BetweenTwoTimedTestsOfARunNewSharersWaitForUpToThePatience) {
     for (int i = 0; i < 100 && !next_in; ++i) std::this_thread::sleep_for(5ms);
     EXPECT_TRUE(next_in) << "a sharer waited after a run's last timed test";
     next.join();
+}
+
+// A batch fails closed without what its lesson's tests need, as without the
+// sandbox (batch/engine.hpp, refuse_without_grading_needs): here a grader
+// built without libelf (the lookup that asks reads_device_code() replaced),
+// on a machine and build that have everything else.
+TEST(BatchEngine, WithoutLibelfABatchOfReplayedSpeedTestsRefusesNamingItAndTheFix) {
+    course::temp_dir dir("batch-needs");
+    manifest m;
+    m.gpu_recorder = dir.path() / "libcourse_gpu_recorder.so";
+    m.threads_only_launcher = dir.path() / "course-threads-only";
+    std::ofstream(m.gpu_recorder) << "";
+    std::ofstream(m.threads_only_launcher) << "";
+    const fs::path tool = dir.path() / "tool";
+    std::ofstream(tool) << "";
+    grading_lookups lookups{[&] { return bubblewrap_search{tool, ""}; },
+                            [&] { return std::optional<fs::path>(tool); },
+                            [&] { return std::optional<fs::path>(tool); },
+                            [] { return true; },
+                            [] { return true; },
+                            [] { return std::optional<bool>(false); }};
+    listed_test replayed;
+    replayed.id = "VecAddPerf.Bandwidth";
+    replayed.alone = replayed.kernel_speed = replayed.timed_by_judge = true;
+    listed_test correctness;
+    correctness.id = "VecAdd.Large";
+
+    // With libelf: graded.
+    EXPECT_NO_THROW(refuse_without_grading_needs(observe_grading_needs(&m, lookups), {correctness, replayed}, true, false));
+
+    lookups.reads_device_code = [] { return false; };
+    const grading_facts without_libelf = observe_grading_needs(&m, lookups);
+    try {
+        refuse_without_grading_needs(without_libelf, {correctness, replayed}, /*gpus_here=*/false, /*no_sandbox=*/false);
+        ADD_FAILURE() << "a batch of replayed speed tests went on without libelf";
+    } catch (const user_error& e) {
+        const std::string said = e.what();
+        EXPECT_EQ(e.code, build_error);
+        EXPECT_NE(said.find("nothing was graded"), std::string::npos) << said;
+        EXPECT_NE(said.find("- libelf: the grader was built without libelf"), std::string::npos) << said;
+        EXPECT_NE(said.find("fix: apt-get install libelf-dev"), std::string::npos) << said;
+        EXPECT_EQ(said.find("ncu"), std::string::npos) << "only what is missing is named: " << said;
+    }
+    // A lesson the judge times nothing of by replay needs no libelf.
+    EXPECT_NO_THROW(refuse_without_grading_needs(without_libelf, {correctness}, true, false));
 }
 
 TEST(BatchEngine, GradesAboutOneSubmissionPerThreeCpusOnEachGpu) {

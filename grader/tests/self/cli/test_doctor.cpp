@@ -244,7 +244,73 @@ TEST(Doctor, WslIsReadFromTheKernelReleaseAndTheDeviceFiles) {
     observe_wsl(root, f);
     EXPECT_TRUE(f.wsl_gpu_device);
     EXPECT_TRUE(f.wsl_driver_library);
+    EXPECT_EQ(f.wsl_linux_driver_library, "");
+
+    // A link into /usr/lib/wsl/lib is Windows' library; a file of its own is a Linux driver's.
+    fs::create_directories(root / "usr/lib/x86_64-linux-gnu");
+    fs::create_symlink(root / "usr/lib/wsl/lib/libcuda.so.1", root / "usr/lib/x86_64-linux-gnu/libcuda.so.1");
+    observe_wsl(root, f);
+    EXPECT_EQ(f.wsl_linux_driver_library, "");
+    fs::remove(root / "usr/lib/x86_64-linux-gnu/libcuda.so.1");
+    std::ofstream(root / "usr/lib/x86_64-linux-gnu/libcuda.so.1");
+    observe_wsl(root, f);
+    EXPECT_EQ(f.wsl_linux_driver_library, "/usr/lib/x86_64-linux-gnu/libcuda.so.1");
+
+    // A kernel that names WSL only in /proc/version.
+    std::ofstream(root / "proc/sys/kernel/osrelease") << "6.6.36.6-custom\n";
+    std::ofstream(root / "proc/version") << "Linux version 6.6.36.6-custom (gcc) #1 SMP Microsoft WSL\n";
+    observe_wsl(root, f);
+    EXPECT_TRUE(f.wsl);
     fs::remove_all(root);
+}
+
+TEST(Doctor, WslWithWindowsDriverSaysWhatWorksAndNamesALinuxDriverInside) {
+    machine_facts f = healthy();
+    f.wsl = f.wsl_gpu_device = f.wsl_driver_library = true;
+    auto findings = diagnose(f);
+    EXPECT_EQ(count(findings, severity::problem), 0);
+    only(findings, severity::ok, "WSL2: the GPU comes from Windows' driver (/usr/lib/wsl/lib); grader run, watch, hint "
+                                 "and bench work");
+
+    f.wsl_linux_driver_library = "/usr/lib/x86_64-linux-gnu/libcuda.so.1";
+    const finding p = only(diagnose(f), severity::problem, "a Linux NVIDIA driver is installed inside WSL");
+    EXPECT_NE(p.fix.find("dpkg -S /usr/lib/x86_64-linux-gnu/libcuda.so.1"), std::string::npos) << p.fix;
+    EXPECT_NE(p.fix.find("WSL-Ubuntu"), std::string::npos) << p.fix;
+}
+
+TEST(Doctor, ACourseOnAWindowsDriveSaysWatchNeedsManualOrALinuxHome) {
+    EXPECT_TRUE(on_windows_drive("/mnt/c/Users/ada/cuda-course"));
+    EXPECT_TRUE(on_windows_drive("/mnt/d"));
+    EXPECT_FALSE(on_windows_drive("/mnt/data/course"));
+    EXPECT_FALSE(on_windows_drive("/home/ada/cuda-course"));
+    machine_facts f = healthy();
+    f.wsl = f.wsl_gpu_device = f.wsl_driver_library = true;
+    f.on_windows_drive = true;
+    const finding n = only(diagnose(f), severity::note, "the course is on a Windows drive");
+    EXPECT_NE(n.fix.find("grader watch --manual"), std::string::npos) << n.fix;
+    EXPECT_NE(n.fix.find("Linux home"), std::string::npos) << n.fix;
+}
+
+TEST(Doctor, GradingChecksAreOneLineEachAndAMissingOneIsAProblem) {
+    grading_facts facts;
+    facts.bubblewrap = {std::filesystem::path("/usr/bin/bwrap"), ""};
+    facts.compute_sanitizer = "/usr/local/cuda/bin/compute-sanitizer";
+    facts.ncu = std::nullopt;  // a toolkit installed without Nsight Compute
+    facts.counters_for_admins_only = false;
+    facts.reads_device_code = true;
+    facts.refuses_processes = true;
+    facts.build_known = true;
+    facts.gpu_recorder = "/tmp/x.so";
+    facts.gpu_recorder_built = true;
+    facts.threads_only_launcher = "/tmp/course-threads-only";
+    facts.threads_only_launcher_built = true;
+    facts.toolkit_version = "12.8.93";
+    const auto findings = diagnose_grading(facts);
+    EXPECT_EQ(findings.size(), 6u);
+    EXPECT_EQ(count(findings, severity::problem), 1);
+    const finding p = only(findings, severity::problem, "ncu (Nsight Compute) not found");
+    EXPECT_NE(p.fix.find("cuda-nsight-compute-12-8"), std::string::npos) << p.fix;
+    for (const auto& f : findings) EXPECT_EQ(f.what.find('\n'), std::string::npos) << f.what;
 }
 
 }  // namespace
