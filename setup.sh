@@ -99,9 +99,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   if [ $can_install = yes ]; then
     echo "setup: installing ${missing[*]}"
+    step=$SECONDS
     export DEBIAN_FRONTEND=noninteractive
     "${sudo[@]}" apt-get update -qq
     "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
+    echo "setup: installed them in $((SECONDS - step)) s"
   else
     blocking=()
     for p in "${missing[@]}"; do
@@ -154,13 +156,17 @@ PRESETS
 )
 
 echo "setup: configuring (preset $preset, in $build/)"
+step=$SECONDS
 cmake --preset "$preset" > build-configure.log 2>&1 || { tail -30 build-configure.log; exit 1; }
 rm -f build-configure.log
+echo "setup: configured in $((SECONDS - step)) s"
 # The grader first, and lesson01 through it (`grader run` builds the lesson
 # it grades): the first report comes within minutes. The other lessons and
 # the course's own tests build after it, into a log.
 echo "setup: building the grader"
+step=$SECONDS
 cmake --build "$build" --target grader -j "$(nproc)"
+echo "setup: built the grader in $((SECONDS - step)) s"
 
 echo
 echo "setup: the grader is $build/bin/grader; put it on your PATH with"
@@ -168,11 +174,13 @@ echo "         export PATH=\"$PWD/$build/bin:\$PATH\""
 echo "setup: grading lesson01 (the skeleton is unfinished, so expect it to fail):"
 echo
 status=0
+step=$SECONDS
 "$build/bin/grader" run lesson01 || status=$?
 case $status in
   0|1|2) ;;
   *)     exit $status ;;
 esac
+echo "setup: lesson01 built and graded in $((SECONDS - step)) s; the first report came $SECONDS s after setup started"
 
 echo
 echo "setup: building the other lessons and the course's own tests (log: $build/setup-build.log)."
