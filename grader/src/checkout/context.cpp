@@ -116,6 +116,18 @@ std::string did_you_mean(const std::vector<std::string>& matches) {
                        fmt::join(matches.begin(), matches.end() - 1, ", "), matches.back());
 }
 
+std::string student_edition_lacks(const std::string& lesson, const std::string& variant_name) {
+    const auto starts = [&](const std::string& prefix) { return variant_name.rfind(prefix, 0) == 0; };
+    const char* const what = variant_name == "solution" ? "--solution: the student edition has no reference solution"
+                             : starts("mutant_")        ? "--mutant: the student edition has no known-wrong versions"
+                             : starts("cheat_")         ? "--cheat: the student edition has no cheats"
+                             : starts("textbook_")      ? "--textbook: the student edition has no textbook forms"
+                                                        : nullptr;
+    if (!what) return "";
+    return fmt::format("{} ({} the instructor's); `grader run {}` grades your own", what,
+                       variant_name == "solution" ? "it is" : "they are", lesson);
+}
+
 void check_output_path(const manifest& m, const fs::path& output) {
     std::error_code ec;
     const fs::path target = fs::weakly_canonical(fs::absolute(output), ec);

@@ -33,6 +33,12 @@ std::vector<std::string> close_matches(const std::string& typed, const std::vect
 // "did you mean A?", "did you mean A, B or C?"; empty for no matches.
 std::string did_you_mean(const std::vector<std::string>& matches);
 
+// In the student edition, what `grader run --solution` (`--mutant`,
+// `--cheat`, `--textbook`) says, one line: the edition has no such version,
+// it is the instructor's. `variant_name`: "solution", "mutant_NAME",
+// "cheat_NAME", "textbook_NAME"; "" for any other (the exercise).
+std::string student_edition_lacks(const std::string& lesson, const std::string& variant_name);
+
 // -o must never overwrite the course's own files, least of all the student's:
 // throws a usage error when `output` lies inside exercises/, solutions/,
 // lessons/, common/ or grader/.

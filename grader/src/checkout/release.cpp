@@ -1,10 +1,15 @@
 #include "checkout/release.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
+
+#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
+#include <sstream>
 #include <utility>
 
 #include "system/process.hpp"
@@ -96,7 +101,117 @@ void lay_over(const fs::path& overlay, const fs::path& edition) {
     }
 }
 
+std::string read_whole(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+void write_whole(const fs::path& file, const std::string& text) {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out << text;
+    if (!out) throw user_error(usage_error, fmt::format("cannot write {}", file.string()));
+}
+
+// The notebook's clone address: the line of its first code cell that sets
+// REPO_URL (`REPO_URL = "..."`).
+const std::string notebook_path = "colab/course.ipynb";
+const std::string notebook_line = "REPO_URL = ";
+const std::string notebook_placeholder = "YOUR-ORGANISATION";
+// The README's: its clone line.
+const std::string readme_path = "README.md";
+const std::string readme_placeholder = "git clone <this repository>";
+
 }  // namespace
+
+void write_repo_url(const fs::path& edition, const std::string& url, release_result& result) {
+    for (const unsigned char c : url) {
+        if (c <= ' ' || c == 0x7f || c == '"' || c == '\\' || c == '\'' || c == '`')
+            throw user_error(usage_error,
+                             fmt::format("--repo-url '{}' cannot stand in the notebook's Python string or the README's "
+                                         "shell line: give a URL without spaces, quotes or backslashes",
+                                         url));
+    }
+
+    const fs::path notebook = edition / notebook_path;
+    if (fs::is_regular_file(notebook)) {
+        nlohmann::ordered_json nb;
+        try {
+            nb = nlohmann::ordered_json::parse(read_whole(notebook));
+        } catch (const nlohmann::json::exception& e) {
+            throw user_error(usage_error, fmt::format("{} is not valid JSON: {}", notebook_path, e.what()));
+        }
+        bool found = false, placeholder = false;
+        if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array())
+            throw user_error(usage_error, fmt::format("{} has no cells: is it a notebook?", notebook_path));
+        for (auto& cell : nb["cells"]) {
+            if (!cell.is_object() || cell.value("cell_type", "") != "code") continue;
+            // Its source: a list of lines (each but the last ending in \n), or one string.
+            auto& source = cell["source"];
+            if (source.is_string()) source = nlohmann::ordered_json::array({source});
+            for (auto& line : source) {
+                if (!line.is_string()) continue;
+                std::string text = line.get<std::string>();
+                if (text.rfind(notebook_line, 0) != 0) continue;
+                found = true;
+                placeholder = text.find(notebook_placeholder) != std::string::npos;
+                if (!url.empty()) {
+                    const bool newline = !text.empty() && text.back() == '\n';
+                    line = notebook_line + "\"" + url + "\"" + (newline ? "\n" : "");
+                }
+            }
+            break;  // the first code cell only
+        }
+        if (found && !url.empty()) {
+            // The notebook's own layout (one space of indent, keys as they
+            // were, non-ASCII escaped, as the source is written), so
+            // the diff to the source is the one line.
+            write_whole(notebook, nb.dump(1, ' ', /*ensure_ascii=*/true) + "\n");
+            result.repo_url_written.push_back(notebook_path);
+        } else if (found && placeholder) {
+            result.repo_url_placeholders.push_back(notebook_path);
+        }
+    }
+
+    const fs::path readme = edition / readme_path;
+    if (fs::is_regular_file(readme)) {
+        std::string text = read_whole(readme);
+        bool any = false;
+        for (std::size_t at = text.find(readme_placeholder); at != std::string::npos;
+             at = text.find(readme_placeholder, at)) {
+            any = true;
+            if (url.empty()) break;
+            text.replace(at, readme_placeholder.size(), "git clone " + url);
+            at += std::string("git clone ").size() + url.size();
+        }
+        if (any && !url.empty()) {
+            write_whole(readme, text);
+            result.repo_url_written.push_back(readme_path);
+        } else if (any) {
+            result.repo_url_placeholders.push_back(readme_path);
+        }
+    }
+}
+
+std::string release_repo_url_line(const std::string& url, const release_result& r) {
+    std::vector<std::string> places;
+    const auto& files = url.empty() ? r.repo_url_placeholders : r.repo_url_written;
+    for (const auto& f : files) {
+        const std::string name = f.generic_string();
+        places.push_back(name == "colab/course.ipynb" ? "the Colab notebook's REPO_URL (colab/course.ipynb)"
+                         : name == "README.md"        ? "the README's clone line"
+                                                      : name);
+    }
+    if (!url.empty())
+        return places.empty() ? fmt::format("--repo-url {}: the edition has no clone address to write it into\n", url)
+                              : fmt::format("clone address {} written into {}\n", url, fmt::join(places, " and "));
+    if (places.empty()) return "";
+    return fmt::format("without --repo-url the edition names no repository to clone: {} still hold{} a placeholder "
+                       "(the notebook's clone cell stops; a student must guess the README's `git clone`); release "
+                       "again with --repo-url URL\n",
+                       fmt::join(places, " and "), places.size() == 1 ? "s" : "");
+}
 
 std::string describe_leak_lines(const std::vector<std::pair<int, int>>& lines) {
     std::string spans;
@@ -107,7 +222,7 @@ std::string describe_leak_lines(const std::vector<std::pair<int, int>>& lines) {
 }
 
 release_result write_student_edition(const fs::path& source_dir, const std::string& commit, const fs::path& out_dir,
-                                     const solution_leak_check& check) {
+                                     const solution_leak_check& check, const std::string& repo_url) {
     if (fs::exists(out_dir) && !(fs::is_directory(out_dir) && fs::is_empty(out_dir)))
         throw user_error(usage_error, fmt::format("{} already exists and is not empty: give a new folder (grader "
                                                   "release never writes over anything)",
@@ -134,6 +249,12 @@ release_result write_student_edition(const fs::path& source_dir, const std::stri
     fs::create_directories(out_dir);
     run_tool("tar", {"-xf", tar.string(), "-C", out_dir.string()}, log);
     lay_over(full / "grader" / "release" / "student", out_dir);
+    try {
+        write_repo_url(out_dir, repo_url, result);
+    } catch (...) {
+        fs::remove_all(out_dir);
+        throw;
+    }
 
     const std::vector<solution_leak> leaked = check(full, out_dir);
     if (!leaked.empty()) {

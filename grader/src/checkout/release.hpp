@@ -22,7 +22,28 @@ struct release_result {
     std::string source_commit;   // the full id of the commit released
     std::string edition_commit;  // the edition's one commit
     std::size_t files = 0;       // files in the edition
+    // Where the edition names the repository to clone (colab/course.ipynb's
+    // REPO_URL, README.md's clone line): the files the given URL was written
+    // into, and those that still hold the placeholder (all of them when no
+    // URL was given).
+    std::vector<std::filesystem::path> repo_url_written;
+    std::vector<std::filesystem::path> repo_url_placeholders;
 };
+
+// Writes `url` where the edition at `edition` names the repository a student
+// clones: the REPO_URL line of the first code cell of colab/course.ipynb
+// (edited as JSON, written back as Jupyter writes it) and the README's
+// `git clone <this repository>` line. An empty `url` writes nothing and
+// reports the placeholders found. A file the edition lacks is skipped (the
+// Dockerfile copies its folder and clones nothing). Throws user_error for a
+// URL that cannot stand in a Python string or a shell line (quotes,
+// backslashes, spaces, control characters).
+void write_repo_url(const std::filesystem::path& edition, const std::string& url, release_result& result);
+
+// What `grader release` says of the clone address, one line: where `url`
+// was written, or, without one, which placeholders are left and what will
+// not work (the notebook's clone cell stops); "" when there are none.
+std::string release_repo_url_line(const std::string& url, const release_result& r);
 
 // What the release refuses (the check is the batch's copy flag's
 // fingerprints, batch/similarity_release.hpp, handed in by the command: this
@@ -68,10 +89,11 @@ using solution_leak_check = std::function<std::vector<solution_leak>(const std::
 
 // Writes the edition of `commit` (any revision git names: HEAD, a tag) of
 // the repository at `source_dir` into `out_dir`, which must not exist or be
-// empty. Throws user_error when git is missing, the revision is unknown, the
+// empty, with `repo_url` (if not empty) as its clone address (write_repo_url). Throws user_error when git is missing, the revision is unknown, the
 // folder is in use, or `check` finds a solution in it (naming each file,
 // its lines and the share); then nothing is left written.
 release_result write_student_edition(const std::filesystem::path& source_dir, const std::string& commit,
-                                     const std::filesystem::path& out_dir, const solution_leak_check& check);
+                                     const std::filesystem::path& out_dir, const solution_leak_check& check,
+                                     const std::string& repo_url = "");
 
 }  // namespace grader

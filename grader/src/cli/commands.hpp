@@ -63,6 +63,7 @@ struct plot_args {
 struct release_args {
     std::filesystem::path output;   // a new folder: the edition's repository
     std::string commit = "HEAD";    // the revision released
+    std::string repo_url;           // the edition's clone address (--repo-url); empty: placeholders left
 };
 
 int cmd_list(const common_args& common);

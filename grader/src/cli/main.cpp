@@ -198,6 +198,9 @@ int main(int argc, char** argv) {
     release_cmd->add_option("--commit", release.commit, "the revision to release (default: HEAD; uncommitted "
                                                         "changes are never released)")
         ->capture_default_str();
+    release_cmd->add_option("--repo-url", release.repo_url,
+                            "where students will clone the edition from: written into the Colab notebook's REPO_URL "
+                            "and the README's clone line");
 
     batch_args batch;
     auto* batch_cmd = app.add_subcommand(

@@ -24,7 +24,8 @@ int cmd_release(const common_args& common, const release_args& args) {
     refuse_in_student_edition(m, "release");
     const release_result r = write_student_edition(
         m.source_dir, args.commit, args.output,
-        [](const auto& full_tree, const auto& edition) { return find_solution_leaks(full_tree, edition); });
+        [](const auto& full_tree, const auto& edition) { return find_solution_leaks(full_tree, edition); },
+        args.repo_url);
     std::cout << fmt::format(
         "wrote the student edition of {} to {}: {} files, one commit ({})\n"
         "left out: solutions/, the known-wrong, cheat and textbook versions, the textbook kernels' source, and the\n"
@@ -33,6 +34,7 @@ int cmd_release(const common_args& common, const release_args& args) {
         "publish it (a GitHub Classroom template, say) and grade what students hand in here, with `grader batch`.\n",
         r.source_commit.substr(0, 12), args.output.string(), r.files, r.edition_commit.substr(0, 12),
         release_max_share * 100);
+    std::cout << release_repo_url_line(args.repo_url, r);
     return all_passed;
 }
 

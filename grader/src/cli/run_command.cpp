@@ -44,6 +44,10 @@ int cmd_run(const common_args& common, const run_args& args) {
     if (!args.mutant.empty()) variant_name = "mutant_" + args.mutant;
     if (!args.cheat.empty()) variant_name = "cheat_" + args.cheat;
     if (!args.textbook.empty()) variant_name = "textbook_" + args.textbook;
+    if (m.student_edition()) {
+        const std::string lacks = student_edition_lacks(lesson.id, variant_name);
+        if (!lacks.empty()) throw user_error(usage_error, lacks);
+    }
     const variant_info* variant = lesson.variant(variant_name);
     if (!variant) {
         const auto [kind, name, known] = !args.cheat.empty()      ? std::tuple{"cheat", args.cheat, lesson.cheats()}
