@@ -4,8 +4,11 @@
 1. Releases HEAD of the course twice: the same commit gives the same edition
    commit (and so the same tree).
 2. Scans the edition for lines of solutions/: every line with 25 or more
-   characters other than spaces that is in no file of exercises/, lessons/ or
-   common/. None may appear. Checks that no file of an answer is there.
+   characters other than spaces that is in no file of exercises/, lessons/,
+   common/ or the grader's own sources (grader/src: an idiom such as opening
+   a file is the tool's as much as an answer's). None may appear. Checks that
+   no file of an answer is there. (`grader release` itself refuses an edition
+   by the copy flag's fingerprints; this scan is a second, plainer look.)
 3. Builds the edition (the grader and lesson04) in a scratch folder, grades
    lesson04's skeleton (0 host points) and then the reference solution copied
    into exercises/ (every host point), both as practice grades.
@@ -47,7 +50,7 @@ def squeezed_lines(folder):
 
 def solution_lines():
     own = set()
-    for folder in ("exercises", "lessons", "common"):
+    for folder in ("exercises", "lessons", "common", "grader/src"):
         own |= squeezed_lines(SOURCE / folder)
     return {s for s in squeezed_lines(SOURCE / "solutions") if len(s) >= MIN_CHARS and s not in own}
 
