@@ -86,6 +86,12 @@ std::string csv_field(std::string_view text) {
     return quoted + "\"";
 }
 
+std::string csv_line(const std::vector<std::string>& fields) {
+    std::string out;
+    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
+    return out + "\r\n";
+}
+
 std::string format_gradebook_csv(const std::vector<batch_result>& results,
                                  const std::map<std::string, std::string>& similarity) {
     std::vector<const batch_result*> rows;
@@ -109,13 +115,7 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results,
     header.push_back("note");
     if (!similarity.empty()) header.push_back("similarity");
 
-    const auto line = [](const std::vector<std::string>& fields) {
-        std::string out;
-        for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
-        return out + "\r\n";
-    };
-
-    std::string csv = line(header);
+    std::string csv = csv_line(header);
     for (const batch_result* r : rows) {
         std::vector<std::string> fields = {r->student};
         if (identities) fields.insert(fields.end(), {r->email, r->sid});
@@ -141,7 +141,7 @@ std::string format_gradebook_csv(const std::vector<batch_result>& results,
             const auto flag = similarity.find(r->student);
             fields.push_back(flag == similarity.end() ? "" : flag->second);
         }
-        csv += line(fields);
+        csv += csv_line(fields);
     }
     return csv;
 }

@@ -37,4 +37,8 @@ void write_gradebook(const std::filesystem::path& file, const std::vector<batch_
 // or a line break; bytes that are not UTF-8 become U+FFFD.
 std::string csv_field(std::string_view text);
 
+// One CSV record: the fields joined by commas, each as csv_field writes it,
+// ended by CRLF (RFC 4180).
+std::string csv_line(const std::vector<std::string>& fields);
+
 }  // namespace grader

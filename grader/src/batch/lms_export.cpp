@@ -23,12 +23,6 @@ constexpr const char* roster_copy = "roster.csv";
 constexpr const char* settings_file = "settings.json";
 constexpr const char* not_in_roster_words = "not in the roster";
 
-std::string csv_line(const std::vector<std::string>& fields) {
-    std::string out;
-    for (std::size_t i = 0; i < fields.size(); ++i) out += (i ? "," : "") + csv_field(fields[i]);
-    return out + "\r\n";
-}
-
 std::string html_escape(const std::string& text) {
     std::string out;
     for (char c : text) {
