@@ -127,11 +127,12 @@ void keep_first_touch(const json& place) {
     {
         std::lock_guard<std::mutex> guard(touched_lock);
         if (!touched.insert(base).second) return;
-        keep_bytes = size <= course::testing::kept_memory_bytes && kept_this_call + size <= kept_call_bytes;
+        keep_bytes = size <= course::testing::kept_memory_bytes && kept_this_call + size <= kept_call_bytes &&
+                     !stream_ordered(base);
         if (keep_bytes) kept_this_call += size;
     }
     json line{{"op", "kept"}, {"at", json::array({base, base, size})}};
-    if (keep_bytes && !stream_ordered(base)) {
+    if (keep_bytes) {
         const auto bytes = copy_of(base, size);
         if (!bytes.empty()) line["data"] = hex(bytes.data(), bytes.size());
     }

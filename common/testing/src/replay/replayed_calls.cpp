@@ -47,11 +47,8 @@ struct replay_findings {
 std::string reduced_precision_finding(const timed_calls& work, std::uint64_t inputs, device_span<const float> replayed,
                                       device_span<const float> scale, far_value_counter& counter,
                                       cudaStream_t stream) {
-    for (const auto& [rounding, how] : {std::pair{mantissa_rounding::nearest, "rounded to nearest"},
-                                        std::pair{mantissa_rounding::toward_zero, "cut"}}) {
-        work.fresh_inputs(inputs, stream);
-        keep_ten_mantissa_bits(work.arrays, rounding, stream);
-        work.call(stream);
+    for (const auto& [rounding, how] : ten_bit_roundings) {
+        reference_at_ten_bits(work, inputs, rounding, stream);
         if (counter.count(replayed, work.output, scale, work.tolerance, stream).count > 0) continue;
         return reduced_precision_words(how);
     }
@@ -59,6 +56,19 @@ std::string reduced_precision_finding(const timed_calls& work, std::uint64_t inp
 }
 
 }  // namespace
+
+void reference_on_magnitudes(const timed_calls& work, std::uint64_t seed, cudaStream_t stream) {
+    work.fresh_inputs(seed, stream);
+    take_magnitudes(work.arrays, stream);
+    work.call(stream);
+}
+
+void reference_at_ten_bits(const timed_calls& work, std::uint64_t seed, mantissa_rounding rounding,
+                           cudaStream_t stream) {
+    work.fresh_inputs(seed, stream);
+    keep_ten_mantissa_bits(work.arrays, rounding, stream);
+    work.call(stream);
+}
 
 std::string reduced_precision_words(const char* how) {
     return fmt::format(
@@ -160,9 +170,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         // The reference on the same inputs, compared in every element, each
         // against the reference's answer on their magnitudes.
         CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
-        work.fresh_inputs(inputs, stream);
-        take_magnitudes(work.arrays, stream);
-        work.call(stream);
+        reference_on_magnitudes(work, inputs, stream);
         CUDA_CHECK(cudaMemcpyAsync(scale.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
         work.fresh_inputs(inputs, stream);
         work.call(stream);

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "course/pinned_array.hpp"
+#include "course/testing/fresh_inputs.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/stream_order.hpp"
 #include "course/testing/timed_calls.hpp"
@@ -34,6 +35,26 @@ void time_behind_hold(cudaStream_t stream, pinned_array<unsigned>& hold_flag, ev
     queue();
     timer.stop(stream);
 }
+
+// The reference's answer, left in work.output, to the inputs of `seed`
+// made into their magnitudes: the size rounding can err by
+// (result_check.hpp).
+void reference_on_magnitudes(const timed_calls& work, std::uint64_t seed, cudaStream_t stream);
+
+// The two ways a 10-bit mantissa is made of a float32 (to nearest, as
+// cvt.rna.tf32.f32 and FP16 conversion do; cut, as a tensor core fed
+// float32 reads it), with their words for a failure message.
+struct ten_bit_rounding {
+    mantissa_rounding rounding;
+    const char* how;
+};
+inline constexpr ten_bit_rounding ten_bit_roundings[] = {{mantissa_rounding::nearest, "rounded to nearest"},
+                                                         {mantissa_rounding::toward_zero, "cut"}};
+
+// The reference's answer, left in work.output, to the inputs of `seed` with
+// their mantissas made 10 bits `rounding`'s way.
+void reference_at_ten_bits(const timed_calls& work, std::uint64_t seed, mantissa_rounding rounding,
+                           cudaStream_t stream);
 
 // The words of a failure whose output was found to be the answer to the
 // inputs with 10-bit mantissas, rounded `how` ("rounded to nearest", "cut").

@@ -90,12 +90,6 @@ std::vector<std::uint64_t> positions_nobody_knows(std::size_t size) {
     return positions;
 }
 
-// Within the test's tolerance of `expected`, measured against `scale`
-// (result_check.hpp).
-bool close(float got, float expected, float scale, double tolerance) {
-    return within_tolerance(got, expected, scale, tolerance);
-}
-
 // What rounding can err by at `positions` (result_check.hpp): the
 // reference's answer on the magnitudes of the inputs of `seed`, where the
 // test names its arrays; else each expected value's own size, at least 1.
@@ -106,9 +100,7 @@ std::vector<float> scale_at(const timed_calls& work, std::uint64_t seed, const s
         for (const float e : expected) scale.push_back(static_cast<float>(scale_without_magnitudes(e)));
         return scale;
     }
-    work.fresh_inputs(seed, stream);
-    take_magnitudes(work.arrays, stream);
-    work.call(stream);
+    detail::reference_on_magnitudes(work, seed, stream);
     CUDA_CHECK(cudaDeviceSynchronize());
     return read_at(work.output, positions);
 }
@@ -129,15 +121,12 @@ std::string reduced_precision_at(const timed_calls& work, std::uint64_t seed,
                                  const std::vector<std::uint64_t>& positions, const std::vector<float>& scale,
                                  const std::vector<float>& got, cudaStream_t stream) {
     if (work.arrays.empty()) return {};
-    for (const auto& [rounding, how] : {std::pair{mantissa_rounding::nearest, "rounded to nearest"},
-                                        std::pair{mantissa_rounding::toward_zero, "cut"}}) {
-        work.fresh_inputs(seed, stream);
-        keep_ten_mantissa_bits(work.arrays, rounding, stream);
-        work.call(stream);
+    for (const auto& [rounding, how] : detail::ten_bit_roundings) {
+        detail::reference_at_ten_bits(work, seed, rounding, stream);
         CUDA_CHECK(cudaDeviceSynchronize());
         const auto low = read_at(work.output, positions);
         bool all = true;
-        for (std::size_t p = 0; p < positions.size() && all; ++p) all = close(got[p], low[p], scale[p], work.tolerance);
+        for (std::size_t p = 0; p < positions.size() && all; ++p) all = within_tolerance(got[p], low[p], scale[p], work.tolerance);
         if (all) return detail::reduced_precision_words(how);
     }
     return {};
@@ -148,8 +137,8 @@ void check_call_output(const timed_calls& work, int call, const std::vector<std:
                        const std::vector<float>& scale, const std::vector<float>& got, output_findings& findings) {
     bool wrong = false, all_stale = true;
     for (std::size_t p = 0; p < positions.size(); ++p) {
-        if (close(got[p], expected[p], scale[p], work.tolerance)) continue;
-        const bool stale = close(got[p], before[p], scale[p], work.tolerance);
+        if (within_tolerance(got[p], expected[p], scale[p], work.tolerance)) continue;
+        const bool stale = within_tolerance(got[p], before[p], scale[p], work.tolerance);
         all_stale = all_stale && stale;
         if (!wrong && findings.first.empty())
             findings.first = fmt::format(
