@@ -8,6 +8,9 @@
 #   [BASELINES BM_copy ...]        # benchmarks that measure a reference (a copy,
 #                                  # cuBLAS, CUB), not the student's code:
 #                                  # `grader bench --impl baseline` runs these
+#   [WITHHELD BM_x ...]            # benchmarks whose code this edition leaves out
+#                                  # (a going-further kernel that solves the
+#                                  # lesson): `grader bench` says so, runs none
 #   [MUTANTS name ...]             # known-wrong versions: grader/mutants/<NN_name>/<name>/mistake.patch
 #   [CHEATS name ...]              # known cheats: grader/cheats/<NN_name>/<name>/cheat.patch
 #   [TEXTBOOKS name ...])          # known-right textbook forms: grader/textbooks/<NN_name>/<name>/textbook.patch
@@ -53,7 +56,7 @@ macro(course_patched_variants kind patch json)
 endmacro()
 
 function(course_add_lesson dir)
-  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;TEXTBOOKS;BASELINES")
+  cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;TEXTBOOKS;BASELINES;WITHHELD")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
     message(FATAL_ERROR "course_add_lesson: '${dir}' must look like NN_name")
   endif()
@@ -185,13 +188,16 @@ function(course_add_lesson dir)
   list(TRANSFORM L_BASELINES PREPEND "\"" OUTPUT_VARIABLE baselines_json)
   list(TRANSFORM baselines_json APPEND "\"")
   list(JOIN baselines_json ", " baselines_json)
+  list(TRANSFORM L_WITHHELD PREPEND "\"" OUTPUT_VARIABLE withheld_json)
+  list(TRANSFORM withheld_json APPEND "\"")
+  list(JOIN withheld_json ", " withheld_json)
   set(${id}_variants ${variants} PARENT_SCOPE)
   set_property(GLOBAL APPEND PROPERTY COURSE_MANIFEST_LESSONS
 "    {
       \"id\": \"${id}\", \"number\": ${number}, \"dir\": \"${dir}\", \"slug\": \"${slug}\",
       \"title\": \"${L_TITLE}\", \"aliases\": [${aliases_json}],
       \"lesson_dir\": \"${lesson_dir}\", \"sources\": [${sources_json}],
-      \"baselines\": [${baselines_json}],
+      \"baselines\": [${baselines_json}], \"withheld\": [${withheld_json}],
       \"variants\": {${manifest_variants}
       }
     }")

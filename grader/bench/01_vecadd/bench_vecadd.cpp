@@ -1,6 +1,6 @@
 // lesson01 benchmark: vector addition against the GPU's own copy bandwidth,
 // over sizes 2^20..2^28 and block sizes 64..1024.
-//   grader bench lesson01          (or run build/bin/lesson01_solution_bench)
+//   grader bench lesson01          (or run build/bin/lesson01_exercise_bench)
 //
 // And "When does the GPU win?" (the BM_when family, which only
 // `grader bench lesson01 --vs-cpu` runs): the wall-clock time a program

@@ -1,6 +1,6 @@
 // lesson02 benchmark: doublify and affine on square matrices up to 8192 x 8192,
 // for each block shape, against the GPU's own copy bandwidth.
-//   grader bench lesson02          (or run build/bin/lesson02_solution_bench)
+//   grader bench lesson02          (or run build/bin/lesson02_exercise_bench)
 //
 // The block shapes tell the story of coalescing: a warp is 32 threads of
 // consecutive threadIdx.x, so a block 32 wide in x gives each warp 32

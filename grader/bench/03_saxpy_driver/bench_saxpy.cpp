@@ -1,6 +1,6 @@
 // lesson03 benchmark: each step of the driver-API program, beside the same
 // step through the runtime API.
-//   grader bench lesson03        (or run build/bin/lesson03_solution_bench)
+//   grader bench lesson03        (or run build/bin/lesson03_exercise_bench)
 //
 //   BM_compile_ptx       NVRTC, source to PTX: what the seed pays at every start
 //   BM_compile_cubin     NVRTC, source to CUBIN: what a cache miss pays

@@ -9,7 +9,7 @@
 //   BM_temporaries/<allocator>/<bytes>  allocate a temporary, run a kernel on it, free it;
 //                                       100 times, then wait for the GPU
 //
-//   grader bench lesson04          (or run build/bin/lesson04_solution_bench)
+//   grader bench lesson04          (or run build/bin/lesson04_exercise_bench)
 #include <chrono>
 #include <cstdint>
 #include <memory>

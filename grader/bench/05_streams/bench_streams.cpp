@@ -1,6 +1,6 @@
 // lesson05 benchmark: 256 MiB of floats through copy in, Kepler kernel and copy
 // out, serially and pipelined over 1, 2, 4 and 8 streams.
-//   grader bench lesson05          (or run build/bin/lesson05_solution_bench)
+//   grader bench lesson05          (or run build/bin/lesson05_exercise_bench)
 //
 // Both versions return only once host_out holds the result, so each iteration
 // is timed on the host clock around the whole call. After timing, every

@@ -1,6 +1,6 @@
 // lesson06 benchmark: user-defined kernels against the GPU's copy bandwidth
 // and the library baselines.
-//   grader bench lesson06        (or run build/bin/lesson06_solution_bench)
+//   grader bench lesson06        (or run build/bin/lesson06_exercise_bench)
 //
 //   BM_multiply_add        the seed's exercise 1, y = x1 * x2 + B: sizes 1e4 to
 //                          1e8 by block sizes 32 to 1024, for the plot

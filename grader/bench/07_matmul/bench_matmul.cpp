@@ -1,6 +1,6 @@
 // lesson07 benchmark: GFLOP/s of every version of C = A x B for square
 // matrices from 256 to 8192, with cuBLAS (float32, and TF32 for comparison).
-//   grader bench lesson07          (or run build/bin/lesson07_solution_bench)
+//   grader bench lesson07          (or run build/bin/lesson07_exercise_bench)
 //
 // The going_further rows time sgemm_going_further.cu, the README's
 // "Going further" kernel, beside cuBLAS: a reference, like cuBLAS, listed

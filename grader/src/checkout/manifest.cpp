@@ -96,6 +96,7 @@ manifest parse_manifest(const std::string& json_text) {
         lesson.lesson_dir = l.at("lesson_dir").get<std::string>();
         lesson.sources = l.value("sources", std::vector<std::string>{});
         lesson.baselines = l.value("baselines", std::vector<std::string>{});
+        lesson.withheld = l.value("withheld", std::vector<std::string>{});
         for (const auto& [name, v] : l.at("variants").items()) {
             variant_info info;
             info.source_dir = v.at("source_dir").get<std::string>();

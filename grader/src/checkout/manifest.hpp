@@ -32,6 +32,7 @@ struct lesson_info {
     fs::path lesson_dir;
     std::vector<std::string> sources;
     std::vector<std::string> baselines;  // benchmark names (prefixes) that measure a reference, not the lesson's code
+    std::vector<std::string> withheld;   // benchmark names (prefixes) whose code this edition leaves out
     std::map<std::string, variant_info> variants;  // "exercise", "solution", "mutant_<name>", "cheat_<name>", "textbook_<name>"
 
     const variant_info* variant(const std::string& name) const;

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <regex>
 #include <set>
 #include <sstream>
@@ -242,14 +243,15 @@ int cmd_bench(const common_args& common, const bench_args& args) {
         throw user_error(usage_error, fmt::format("--filter '{}' is not a regular expression: {}", args.filter, e.what()));
     }
 
-    // The baselines (a copy, cuBLAS, CUB) do not depend on the student's code:
-    // they run from the solution's program.
-    auto program_variant = [](const std::string& impl) { return impl == "exercise" ? "exercise" : "solution"; };
+    // Which program times each implementation (bench_results.hpp): in the
+    // student edition the baselines run in the exercise's.
+    std::map<std::string, const variant_info*> programs;
     std::vector<std::string> targets;
     for (const auto& impl : args.impls) {
-        const variant_info* v = lesson.variant(program_variant(impl));
-        if (!v || v->bench_target.empty())
-            throw user_error(usage_error, fmt::format("{} has no benchmark program", lesson.id));
+        const bench_program chosen = bench_program_for(lesson, impl, m.student_edition());
+        if (!chosen.refusal.empty()) throw user_error(usage_error, chosen.refusal);
+        const variant_info* v = lesson.variant(chosen.variant);
+        programs[impl] = v;
         if (std::find(targets.begin(), targets.end(), v->bench_target) == targets.end())
             targets.push_back(v->bench_target);
     }
@@ -277,15 +279,25 @@ int cmd_bench(const common_args& common, const bench_args& args) {
 
     // What to run: each implementation's benchmarks, narrowed by the options.
     std::vector<bench_job> jobs;
+    std::set<std::string> withheld;  // rows left out: their code is the instructor's edition's only
     for (const auto& impl : args.impls) {
-        const variant_info& v = *lesson.variant(program_variant(impl));
+        const variant_info& v = *programs.at(impl);
         const auto all = list_benchmarks(v.bench, work_dir / fmt::format("{}.list", impl));
         std::vector<std::string> mine;
-        for (const auto& name : all)
-            if (is_baseline(name, lesson.baselines) == (impl == "baseline") &&
-                is_cpu_experiment(name) == args.vs_cpu && (!filter || std::regex_search(name, *filter)))
+        bool left_out = false;
+        for (const auto& name : all) {
+            if (is_baseline(name, lesson.baselines) != (impl == "baseline") || is_cpu_experiment(name) != args.vs_cpu ||
+                (filter && !std::regex_search(name, *filter)))
+                continue;
+            if (is_withheld(name, lesson)) {
+                withheld.insert(parse_benchmark_name(name).family);
+                left_out = true;
+            } else {
                 mine.push_back(name);
+            }
+        }
         auto chosen = select_benchmarks(mine, sizes, block_sizes);
+        if (mine.empty() && left_out) continue;  // said below
         if (chosen.empty()) {
             std::cerr << fmt::format("{}: no {} benchmark matches the options (sizes: {}; block sizes: {}).\n",
                                      lesson.id, impl, available(mine, true), available(mine, false));
@@ -293,6 +305,10 @@ int cmd_bench(const common_args& common, const bench_args& args) {
         }
         jobs.push_back({impl, v.bench, std::move(chosen)});
     }
+    for (const auto& family : withheld)
+        std::cout << fmt::format("{}: not timed here; its kernel is in the instructor's edition of the course only "
+                                 "(it solves this lesson)\n",
+                                 family);
     if (jobs.empty() && args.vs_cpu)
         throw user_error(usage_error, fmt::format("{} has no CPU experiment (--vs-cpu is lesson01's, \"When does the "
                                                   "GPU win?\"), or the options leave none of it",
@@ -356,8 +372,10 @@ int cmd_bench(const common_args& common, const bench_args& args) {
                    e["message"].get<std::string>());
     }
     if (!doc["errors"].empty())
-        fmt::print("\n\nBenchmarks with errors measured nothing. An unfinished exercise fails here; "
-                   "`--impl solution` measures the reference.\n");
+        fmt::print("\n\nBenchmarks with errors measured nothing. An unfinished exercise fails here; {}.\n",
+                   m.student_edition()
+                       ? "the reference's own figures are in grader/site/measured/ (`grader plot` draws them)"
+                       : "`--impl solution` measures the reference");
     fmt::print("\nwrote {}\ndraw it: grader plot {}\n", output.string(), output.string());
     return failed ? some_failed : all_passed;
 }

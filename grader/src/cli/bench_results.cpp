@@ -143,6 +143,28 @@ bool is_baseline(const std::string& name, const std::vector<std::string>& baseli
     });
 }
 
+bool is_withheld(const std::string& name, const lesson_info& lesson) { return is_baseline(name, lesson.withheld); }
+
+bench_program bench_program_for(const lesson_info& lesson, const std::string& impl, bool student_edition) {
+    auto has_program = [&](const char* variant) {
+        const variant_info* v = lesson.variant(variant);
+        return v && !v->bench_target.empty();
+    };
+    if (impl == "solution" && student_edition)
+        return {"", fmt::format("--impl solution: the student edition has no reference solution (it is the "
+                                "instructor's); `grader bench {} --impl exercise,baseline` times yours beside the "
+                                "baselines",
+                                lesson.id)};
+    const char* variant = impl == "exercise"                              ? "exercise"
+                          : impl == "solution" || has_program("solution") ? "solution"
+                                                                          : "exercise";
+    if (!has_program(variant))
+        return {"", fmt::format("{} has no {} benchmark program in this build: the lesson declares no BENCH, or the "
+                                "build was configured with -DCOURSE_BUILD_BENCHMARKS=OFF",
+                                lesson.id, variant)};
+    return {variant, ""};
+}
+
 std::string filter_for(const std::vector<std::string>& names) {
     static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
     std::vector<std::string> escaped;

@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checkout/manifest.hpp"
+
 namespace grader {
 
 // "BM_vecadd/n:1048576/threads:256/manual_time" -> family "vecadd",
@@ -41,6 +43,26 @@ std::vector<std::string> select_benchmarks(const std::vector<std::string>& names
 // Is `name` one of the lesson's baselines (a name prefix such as "BM_copy" or
 // "BM_matmul/cublas")?
 bool is_baseline(const std::string& name, const std::vector<std::string>& baselines);
+
+// Is `name` a row whose code the student edition leaves out (the lesson's
+// WITHHELD prefixes: a going-further kernel that passes the lesson)?
+bool is_withheld(const std::string& name, const lesson_info& lesson);
+
+// Which build variant's benchmark program times `impl` (exercise, solution
+// or baseline), or, in `refusal`, why none can (one line, with what to do
+// instead). Every program registers every row; `impl` picks the rows.
+// "exercise" runs in the exercise's program, "solution" in the solution's.
+// "baseline" (a copy, cuBLAS, CUB: a reference, not the student's kernels)
+// runs in the solution's where the build has one, else in the exercise's:
+// the student edition has no solution, and a baseline does not need one.
+// (A baseline reached through a lesson function, such as lesson07's cuBLAS
+// rows through lesson07::cublas_matmul, then runs the student's version of
+// that function.)
+struct bench_program {
+    std::string variant;  // "exercise" or "solution"; empty with a refusal
+    std::string refusal;
+};
+bench_program bench_program_for(const lesson_info& lesson, const std::string& impl, bool student_edition);
 
 // Google Benchmark's --benchmark_filter that runs exactly `names`.
 std::string filter_for(const std::vector<std::string>& names);

@@ -1,6 +1,8 @@
 // `grader bench`'s parts that need no GPU: benchmark names, sizes, the
-// selection --sizes/--block-sizes make, and the reading of Google Benchmark's
-// JSON output (a file recorded on an H200, grader/tests/fixtures/).
+// selection --sizes/--block-sizes make, which program times what (in the
+// instructor's edition and in the student edition, which has no solution),
+// and the reading of Google Benchmark's JSON output (a file recorded on an
+// H200, grader/tests/fixtures/).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -48,6 +50,70 @@ TEST(BenchNames, SizeAndBlockSizeFromTheUsualParameters) {
     EXPECT_EQ(block_size_of(parse_benchmark_name("BM_doublify/rows:8192/cols:4096/bx:32/by:8")), 256);
     EXPECT_EQ(block_size_of(parse_benchmark_name("BM_vecadd/n:1/threads:64")), 64);
     EXPECT_FALSE(size_of(parse_benchmark_name("BM_serial/manual_time")).has_value());
+}
+
+// A lesson as the manifest describes it: the variants given, each with a
+// benchmark program unless `with_bench` says otherwise.
+lesson_info lesson_with(const std::vector<std::string>& variants, bool with_bench = true) {
+    lesson_info lesson;
+    lesson.id = "lesson07";
+    lesson.baselines = {"BM_matmul/cublas", "BM_matmul/going_further"};
+    for (const auto& name : variants) {
+        variant_info v;
+        if (with_bench) {
+            v.bench_target = "lesson07_" + name + "_bench";
+            v.bench = "build/bin/lesson07_" + name + "_bench";
+        }
+        lesson.variants.emplace(name, v);
+    }
+    return lesson;
+}
+
+TEST(BenchPrograms, TheInstructorsBaselinesRunInTheSolutionsProgram) {
+    const lesson_info lesson = lesson_with({"exercise", "solution"});
+    EXPECT_EQ(bench_program_for(lesson, "exercise", false).variant, "exercise");
+    EXPECT_EQ(bench_program_for(lesson, "solution", false).variant, "solution");
+    EXPECT_EQ(bench_program_for(lesson, "baseline", false).variant, "solution");
+}
+
+TEST(BenchPrograms, TheStudentEditionsBaselinesRunInTheExercisesProgram) {
+    const lesson_info lesson = lesson_with({"exercise"});
+    for (const char* impl : {"exercise", "baseline"}) {
+        const bench_program chosen = bench_program_for(lesson, impl, true);
+        EXPECT_EQ(chosen.variant, "exercise") << impl;
+        EXPECT_EQ(chosen.refusal, "") << impl;
+    }
+}
+
+TEST(BenchPrograms, TheStudentEditionSaysInOneLineThatTheSolutionIsTheInstructors) {
+    const bench_program chosen = bench_program_for(lesson_with({"exercise"}), "solution", true);
+    EXPECT_EQ(chosen.variant, "");
+    EXPECT_NE(chosen.refusal.find("student edition has no reference solution"), std::string::npos) << chosen.refusal;
+    EXPECT_NE(chosen.refusal.find("grader bench lesson07 --impl exercise,baseline"), std::string::npos)
+        << chosen.refusal;
+    EXPECT_EQ(chosen.refusal.find('\n'), std::string::npos) << chosen.refusal;
+}
+
+TEST(BenchPrograms, ABuildWithoutBenchmarkProgramsSaysHowToGetThem) {
+    const lesson_info lesson = lesson_with({"exercise", "solution"}, false);
+    for (const char* impl : {"exercise", "solution", "baseline"}) {
+        const bench_program chosen = bench_program_for(lesson, impl, false);
+        EXPECT_EQ(chosen.variant, "") << impl;
+        EXPECT_NE(chosen.refusal.find("-DCOURSE_BUILD_BENCHMARKS=OFF"), std::string::npos) << chosen.refusal;
+    }
+    // An instructor's build whose solution has no program (a solution-less
+    // checkout is the student edition's case): the baselines are not lost.
+    lesson_info partial = lesson_with({"exercise"});
+    partial.variants.emplace("solution", variant_info{});
+    EXPECT_EQ(bench_program_for(partial, "baseline", false).variant, "exercise");
+}
+
+TEST(BenchPrograms, WithheldRowsAreNamedByPrefix) {
+    lesson_info lesson = lesson_with({"exercise"});
+    lesson.withheld = {"BM_matmul/going_further"};
+    EXPECT_TRUE(is_withheld("BM_matmul/going_further/n:4096/manual_time", lesson));
+    EXPECT_FALSE(is_withheld("BM_matmul/cublas/n:4096/manual_time", lesson));
+    EXPECT_FALSE(is_withheld("BM_matmul/going_further_x/n:4096", lesson));
 }
 
 TEST(BenchSizes, AcceptsTheWaysPeopleWriteSizes) {
