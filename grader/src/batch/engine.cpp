@@ -159,14 +159,17 @@ std::vector<gpu_slot> visible_gpus() {
 std::optional<fs::path> batch_sandbox(bool no_sandbox) {
     if (no_sandbox) return std::nullopt;
     const bubblewrap_search found = search_bubblewrap();
-    if (!found.bwrap) throw user_error(build_error, sandbox_refusal(found.problem));
+    if (!found.bwrap) throw grading_refused(to_string(grading_need::sandbox), sandbox_refusal(found.problem));
     return found.bwrap;
 }
 
 void refuse_without_grading_needs(const grading_facts& facts, const std::vector<listed_test>& tests, bool gpus_here,
                                   bool no_sandbox) {
     const std::vector<grading_check> missing = missing_for_batch(facts, tests, gpus_here, no_sandbox);
-    if (!missing.empty()) throw user_error(build_error, grading_refusal(missing));
+    if (missing.empty()) return;
+    std::vector<std::string> names;
+    for (const grading_check& c : missing) names.push_back(to_string(c.need));
+    throw grading_refused(fmt::format("{}", fmt::join(names, ", ")), grading_refusal(missing));
 }
 
 std::vector<int> declared_gpu_architectures(const std::vector<std::string>& declared) {

@@ -21,6 +21,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "batch/result.hpp"
@@ -31,6 +32,7 @@
 #include "run/grade.hpp"
 #include "run/grading_needs.hpp"
 #include "run/runner.hpp"
+#include "system/user_error.hpp"
 
 namespace grader {
 
@@ -48,8 +50,21 @@ struct gpu_slot {
 // them, and may name them by UUID). Empty without a GPU.
 std::vector<gpu_slot> visible_gpus();
 
+// Why this machine cannot grade a batch at all, thrown before anything is
+// graded: no sandbox (batch_sandbox), what the lesson's tests need
+// (refuse_without_grading_needs), a GPU the build has no code for. `lacks`
+// names what is missing in a few words ("compute-sanitizer, ncu (Nsight
+// Compute)") where the whole message, fixes included, has no room (a
+// gradebook note); a Slurm task leaves both for the batch that submitted it
+// (slurm/task_refusal.hpp).
+struct grading_refused : user_error {
+    grading_refused(std::string lacks, const std::string& message)
+        : user_error(build_error, message), lacks(std::move(lacks)) {}
+    std::string lacks;
+};
+
 // The batch's sandbox (both engines): bubblewrap where it runs. Where it
-// cannot, a batch fails closed: a user_error naming why and the fixes
+// cannot, a batch fails closed: a grading_refused naming why and the fixes
 // (run/sandbox.hpp, sandbox_refusal), before anything is built or graded,
 // unless `no_sandbox` (--no-sandbox): then none, and every output says so.
 std::optional<fs::path> batch_sandbox(bool no_sandbox);
@@ -58,7 +73,7 @@ std::optional<fs::path> batch_sandbox(bool no_sandbox);
 // `grader doctor --grading` lists it): libelf, the GPU recorder and
 // course-threads-only, and where `gpus_here` compute-sanitizer and ncu.
 // Where one is missing the batch fails closed as without the sandbox: a
-// user_error naming each and its fix, before any submission is graded.
+// grading_refused naming each and its fix, before any submission is graded.
 // `facts`: observe_grading_needs(&m, grading_lookups::of_this_machine()).
 void refuse_without_grading_needs(const grading_facts& facts, const std::vector<listed_test>& tests, bool gpus_here,
                                   bool no_sandbox);

@@ -29,6 +29,7 @@
 #include "run/runner.hpp"
 #include "run/sandbox.hpp"
 #include "slurm/engine.hpp"
+#include "slurm/task_refusal.hpp"
 #include "system/atomic_file.hpp"
 
 namespace grader {
@@ -72,24 +73,10 @@ std::vector<fs::path> hidden_from_students(const manifest& m, const std::vector<
     hidden.insert(hidden.end(), batch_paths.begin(), batch_paths.end());
     return hidden;
 }
-}  // namespace
 
-int cmd_batch(const common_args& common, const batch_args& args) {
-    if (args.roster) read_roster(*args.roster);  // a bad roster is a usage error before any work
-    const bool lms_told = args.roster || !args.lms_column.empty();
-    // Whichever run writes the gradebook (this one, a Slurm job's end, a
-    // collect) reads the roster and column kept in the batch folder.
-    if (args.lesson == "collect") {
-        if (lms_told) keep_lms_settings(fs::absolute(args.submissions), args.roster, args.lms_column);
-        return collect_slurm_batch(common, args.submissions);
-    }
-    if (args.engine == "slurm") {
-        if (lms_told) {
-            const manifest course = open_build(common.build_dir);
-            keep_lms_settings(batch_folder(course, find_lesson(course, args.lesson), args), args.roster, args.lms_column);
-        }
-        return run_slurm_batch(common, args);
-    }
+// The embedded engine: the class (or, in a Slurm task, one chunk of it)
+// graded on this machine.
+int grade_here(const common_args& common, const batch_args& args, bool lms_told) {
     const std::optional<double> similarity_threshold = parse_similarity_threshold(args.similarity);  // before any work
     const std::vector<int> declared_gpus = declared_gpu_architectures(args.gpu_archs);
     // Fails closed: where bubblewrap cannot run, nothing is graded unless
@@ -106,7 +93,7 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     // machine without a GPU holds sm_90 only): checked before anything is built.
     const std::vector<gpu_slot> gpus = visible_gpus();
     if (const std::string problem = gpus_the_build_cannot_run(m, gpus, declared_gpus); !problem.empty())
-        throw user_error(build_error, problem);
+        throw grading_refused("machine code for its GPU (the build has none)", problem);
 
     // The course: its own targets built, and the per-submission build derived from them.
     if (args.build) build_course_for_batch(m, lesson);
@@ -291,6 +278,36 @@ int cmd_batch(const common_args& common, const batch_args& args) {
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
     if (left > 0 || not_graded_count > 0) return not_graded;
     return all_passed;
+}
+
+}  // namespace
+
+int cmd_batch(const common_args& common, const batch_args& args) {
+    if (args.roster) read_roster(*args.roster);  // a bad roster is a usage error before any work
+    const bool lms_told = args.roster || !args.lms_column.empty();
+    // Whichever run writes the gradebook (this one, a Slurm job's end, a
+    // collect) reads the roster and column kept in the batch folder.
+    if (args.lesson == "collect") {
+        if (lms_told) keep_lms_settings(fs::absolute(args.submissions), args.roster, args.lms_column);
+        return collect_slurm_batch(common, args.submissions);
+    }
+    if (args.engine == "slurm") {
+        if (lms_told) {
+            const manifest course = open_build(common.build_dir);
+            keep_lms_settings(batch_folder(course, find_lesson(course, args.lesson), args), args.roster, args.lms_column);
+        }
+        return run_slurm_batch(common, args);
+    }
+    try {
+        return grade_here(common, args, lms_told);
+    } catch (const grading_refused& refused) {
+        // A Slurm task (--chunk, -o: slurm/engine.cpp's task command) leaves
+        // why its node cannot grade for the batch that submitted the job.
+        if (!args.chunk.empty() && args.output)
+            record_task_refusal(fs::absolute(*args.output), std::stoi(args.chunk.substr(0, args.chunk.find('/'))),
+                                refused.lacks, refused.what());
+        throw;
+    }
 }
 
 }  // namespace grader

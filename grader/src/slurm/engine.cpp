@@ -20,11 +20,13 @@
 #include "checkout/architectures.hpp"
 #include "checkout/context.hpp"
 #include "checkout/course_commit.hpp"
+#include "run/grading_needs.hpp"
 #include "run/runner.hpp"
 #include "run/sandbox.hpp"
 #include "slurm/follow.hpp"
 #include "slurm/job_record.hpp"
 #include "slurm/jobs.hpp"
+#include "slurm/task_refusal.hpp"
 #include "system/atomic_file.hpp"
 #include "system/process.hpp"
 
@@ -155,6 +157,23 @@ void check_partition_gpus(const batch_class& klass, const batch_args& args, slur
         "before submitting), or {}\n",
         fmt::join(unknown, "; "), m.build_dir.string(), describe_architectures(m.cuda_architectures),
         fmt::join(missing, " or "), partition, how_to_build_for_every_gpu(m));
+}
+
+// What the grader and its build lack (libelf, the GPU recorder,
+// course-threads-only), every node lacks: refused before anything is
+// submitted, as the embedded engine refuses. The nodes' own tools
+// (bubblewrap, compute-sanitizer, ncu) and GPUs each task checks on its node
+// before grading anyone; a task that refuses says why (slurm/task_refusal.hpp).
+void refuse_without_what_the_build_needs(const batch_class& klass, const std::vector<listed_test>& tests,
+                                         bool no_sandbox) {
+    try {
+        refuse_without_grading_needs(observe_grading_needs(&klass.course, grading_lookups::of_this_machine()), tests,
+                                     /*gpus_here=*/false, no_sandbox);
+    } catch (const grading_refused& refused) {
+        throw grading_refused(refused.lacks, fmt::format("{}\nNothing was submitted: the grader and its build in {} "
+                                                         "are the same on every node.",
+                                                         refused.what(), klass.course.build_dir.string()));
+    }
 }
 
 slurm_job_spec job_spec(const batch_class& klass, const batch_args& args, std::size_t largest_chunk,
@@ -294,6 +313,10 @@ std::string why_not_graded(const slurm_job_record& record, const chunk_end& chun
             if (chunk.runs > 1) return fmt::format("infrastructure: {} in both runs ({})", describe_end(chunk.task), tasks);
             return fmt::format("infrastructure: {} {}", tasks, describe_end(chunk.task));
         case task_verdict::failed:
+            if (const auto refusal = load_task_refusal(record.out, chunk.index))
+                return fmt::format("{} refused to grade on {}: it lacks {} (the batch's output says the fix; "
+                                   "`grader doctor --grading` there checks it all)",
+                                   tasks, refusal->node, refusal->lacks);
             return fmt::format("the grader's command failed on the node ({}: {}, exit code {}); {}", tasks,
                                chunk.task.state, chunk.task.exit_code, last_words_of(record, chunk));
         default:
@@ -311,6 +334,28 @@ void print_task_ends(const std::vector<chunk_end>& ends) {
     }
 }
 
+// The tasks that refused to grade on their node, each refusal once with the
+// tasks and nodes that gave it; how many chunks refused.
+std::size_t print_refusals(const slurm_job_record& record, const std::vector<chunk_end>& ends) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> by_message;  // in the order first met
+    std::size_t refused = 0;
+    for (const auto& chunk : ends) {
+        if (verdict_of(chunk.task.state) != task_verdict::failed) continue;
+        const auto refusal = load_task_refusal(record.out, chunk.index);
+        if (!refusal) continue;
+        ++refused;
+        const std::string where = fmt::format("{}_{} on {}", chunk.job_id, chunk.index, refusal->node);
+        auto same = std::find_if(by_message.begin(), by_message.end(),
+                                 [&](const auto& m) { return m.first == refusal->message; });
+        if (same == by_message.end()) by_message.push_back({refusal->message, {where}});
+        else same->second.push_back(where);
+    }
+    for (const auto& [message, tasks] : by_message)
+        std::cout << fmt::format("\n{} task(s) refused to grade ({}), so their submissions are not graded:\n{}\n",
+                                 tasks.size(), fmt::join(tasks, ", "), message);
+    return refused;
+}
+
 // Step 5: every student of the job has a result (the task's, or one saying
 // why there is none), then the gradebook and class report for the class.
 int finish(const slurm_job_record& record, const manifest& m, const lesson_info& lesson,
@@ -318,6 +363,7 @@ int finish(const slurm_job_record& record, const manifest& m, const lesson_info&
     const result_cache cache(record.out / "students");
     std::cout << "\nSlurm's last word on each task:\n";
     print_task_ends(ends);
+    const std::size_t refused = print_refusals(record, ends);
     for (const auto& chunk : ends)
         for (const auto& student : record.chunks[chunk.index]) {
             if (has_new_result(record, cache, student)) continue;
@@ -361,6 +407,12 @@ int finish(const slurm_job_record& record, const manifest& m, const lesson_info&
     }
     write_class_outputs(m, lesson, record.out, results, similarity ? &*similarity : nullptr);
     std::cout << "per student: " << cache.root().string() << "/<student>/report.txt\n";
+    // Every task refused, as the embedded engine would have on one such machine.
+    if (!ends.empty() && refused == ends.size()) {
+        std::cout << "nothing was graded: no node of the job could grade (above); once fixed, run the same "
+                     "command again\n";
+        return build_error;
+    }
     return not_graded_count > 0 || results.size() < record.students.size() ? not_graded : all_passed;
 }
 
@@ -397,6 +449,7 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
     if (args.build) build_course_for_batch(klass.course, klass.lesson);
     fs::create_directories(klass.out / "logs");
     const std::vector<listed_test> tests = list_graded_tests(klass.lesson.variant("solution")->tests, klass.out / "logs");
+    refuse_without_what_the_build_needs(klass, tests, args.no_sandbox);
     const result_cache cache(klass.out / "students");
     const batch_todo todo = sort_out_graded(klass.chosen, klass.lesson.id, course_commit(klass.course.source_dir),
                                             cache, args.force);
@@ -451,6 +504,7 @@ int run_slurm_batch(const common_args& common, const batch_args& args) {
                                  script.string(), cache.root().string());
         return all_passed;
     }
+    forget_task_refusals(klass.out);
     const std::string job_id = slurm.submit(script);
     record.jobs.push_back({job_id, {}, script});
     for (int i = 0; i < record.spec.array_tasks; ++i) record.jobs.back().tasks.push_back(i);

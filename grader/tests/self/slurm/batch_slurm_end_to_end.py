@@ -17,11 +17,16 @@ cluster on this machine (grader/tests/self/slurm/local_cluster.sh), no mock.
         4. `grader batch collect` on job 1: the killed task runs once more, is
            killed again, and its submission is "not graded: infrastructure
            (... TIMEOUT ...)" with an empty score; the other one is graded.
+        5. A node that cannot grade (the job's PATH there has no bubblewrap):
+           each task refuses before grading anyone, the batch says once what
+           the node lacks and the fix and exits 4, and every student is "not
+           graded", naming it.
 
     batch_slurm_end_to_end.py GRADER BUILD_DIR dry-run
         --dry-run prints the job script and submits nothing (no Slurm needed),
-        and a build without code for the partition's GPUs (--gpu-arch) is
-        refused before anything is written.
+        and a build without code for the partition's GPUs (--gpu-arch), or
+        without the GPU recorder the lesson's timed tests need, is refused
+        before anything is written.
 """
 import csv
 import json
@@ -105,6 +110,23 @@ def build_runs_on(archs, cc):
     return False
 
 
+def path_without(program, folder):
+    """PATH with `program` gone: each of its folders that holds it is replaced
+    by a folder of links to everything else in it."""
+    folder.mkdir()
+    dirs = []
+    for i, d in enumerate(os.environ["PATH"].split(":")):
+        if d and os.path.isfile(os.path.join(d, program)):
+            mirror = folder / str(i)
+            mirror.mkdir()
+            for entry in os.listdir(d):
+                if entry != program:
+                    (mirror / entry).symlink_to(os.path.join(d, entry))
+            d = str(mirror)
+        dirs.append(d)
+    return ":".join(dirs)
+
+
 def dry_run():
     klass = lesson04_class()
     out = work / "out"
@@ -174,6 +196,19 @@ def dry_run():
         check(a100.returncode == 4 and "(gpu:nvidia_a100-sxm4-80gb, sinfo's GPU type in partition a100) is sm_80"
               in a100.stdout and "--gpu-arch sm_90" in a100.stdout, "sinfo's A100s against a build without sm_80")
         check(not (work / "a100-out/slurm/grade.sbatch").exists(), "a refused job wrote its script")
+    # What the build lacks, every node lacks: a build whose GPU recorder was
+    # never built (lesson04 has timed tests) is refused before anything is written.
+    lacking = work / "build-without-recorder"
+    lacking.mkdir()
+    (lacking / "course_manifest.json").write_text(
+        json.dumps(dict(manifest, gpu_recorder=str(lacking / "libcourse_gpu_recorder.so"))))
+    no_recorder = run(grader, "--build-dir", lacking, "batch", "4", klass, "-o", work / "no-recorder-out",
+                      "--seed", "3", "--no-build", "--engine", "slurm", "--dry-run")
+    check(no_recorder.returncode == 4, f"a build without the GPU recorder: exit code {no_recorder.returncode}")
+    for part in ["- the GPU recorder (CUPTI): the GPU recorder", "is not built", "fix: cmake --build",
+                 "Nothing was submitted"]:
+        check(part in no_recorder.stdout, f"the refusal without the recorder does not say {part!r}")
+    check(not (work / "no-recorder-out/slurm/grade.sbatch").exists(), "a refused job wrote its script")
     ok = batch(klass, work / "ok-out", "--engine", "slurm", "--dry-run", "--gpu-arch", "9.0")
     check(ok.returncode == 0 and "nothing submitted" in ok.stdout, "--gpu-arch 9.0 against an sm_90 build")
     check("WARNING: which GPUs" not in ok.stdout, "a warning of unknown GPUs where they were declared")
@@ -248,6 +283,25 @@ def cluster():
               f"the task beside the killed one: {rows.get('solution')}")
         jobs = json.loads((slow_out / "logs/slurm-job.json").read_text())["jobs"]
         check(len(jobs) == 2 and jobs[1]["tasks"] == [0], f"jobs {jobs}")
+        # 5. A node without bubblewrap: every task refuses, the batch says why once.
+        if unsandboxed:
+            print("step 5 skipped: bubblewrap cannot run here, so no node can be shown to lack it")
+        else:
+            no_bwrap = path_without("bwrap", work / "path-without-bwrap")
+            refused = batch(klass, work / "refused-out", *slurm, "--chunk-size", "2",
+                            f"--sbatch-option=--export=ALL,PATH={no_bwrap}", env=env)
+            check(refused.returncode == 4, f"every task refused: exit code {refused.returncode} (4)")
+            for part in ["2 task(s) refused to grade", "bubblewrap (bwrap) is not installed: none on PATH",
+                         "apt-get install bubblewrap", "nothing was graded: no node of the job could grade"]:
+                check(part in refused.stdout, f"the batch whose nodes lack bubblewrap does not say {part!r}")
+            check(refused.stdout.count("apt-get install bubblewrap") == 1, "the refusal is not said exactly once")
+            refused_rows = gradebook(work / "refused-out")
+            check(sorted(refused_rows) == ["compile_error", "dora", "skeleton", "solution"],
+                  f"rows {sorted(refused_rows)}")
+            for student, row in refused_rows.items():
+                check(row["score"] == "" and "refused to grade on" in row["note"] and
+                      "it lacks bubblewrap (the sandbox)" in row["note"], f"{student} on a node without bubblewrap: {row}")
+
         print("Slurm's view of every job at the end:")
         run("squeue", "--states=all", "--array", "-o", "%.10i %.9P %.14j %.11T %.10M %.12R", env=env)
     finally:
