@@ -12,6 +12,10 @@ text has one source. On the way:
     reference GPU: lesson01-h200.json) is drawn by grader/plot/course_plot.py
     into a "Measured" section before the hints, with the GPU, toolkit,
     driver, date and commit it was measured with;
+  - grader/site/measured/grading.csv (how long `grader batch` took for a
+    class, a row per run) becomes the page "Grading a class", tables with
+    the GPU, date and commit of each run; a link to the CSV from a page
+    (the instructor's guide) goes to that page;
   - a path in backquotes that names another page of the site
     (`grader/TRUST.md`) becomes a link to it;
   - a link to a file of the repository that is not a page (an exercise's
@@ -28,6 +32,7 @@ Check in a real browser:
     build/tools/bin/python grader/site/check_site.py build/site
 """
 import argparse
+import csv
 import json
 import re
 import shutil
@@ -40,6 +45,10 @@ import yaml
 SITE_DIR = Path(__file__).resolve().parent
 SOURCE_DIR = SITE_DIR.parent.parent
 MEASURED_DIR = SITE_DIR / "measured"
+GRADING_FILE = MEASURED_DIR / "grading.csv"
+# Pages made from data rather than copied: the repository file a link names,
+# and the page of the site it goes to.
+DATA_PAGES = {"grader/site/measured/grading.csv": "grading.md"}
 PLOT_SCRIPT = SOURCE_DIR / "grader/plot/course_plot.py"
 
 # The pictures each lesson's bench file is drawn as: a name for the picture,
@@ -211,6 +220,87 @@ def measurements_page(lessons):
     return rows
 
 
+def seconds(text):
+    return float(text) if text.strip() else None
+
+
+def figure_s(value):
+    return f"{value:.1f} s" if value is not None else "not kept"
+
+
+def measured_on(row):
+    return f"{row['gpu']} ({row['cpus']} cores), CUDA {row['cuda']}, driver {row['driver']}"
+
+
+def grading_page(csv_file):
+    """grading.csv as the page "Grading a class": what a class of 300 takes
+    at the rate of the slowest run measured, then every run, --pause beside
+    the default, and how much of its own time limit a correct test used.
+    Every figure is a row's or is worked out from rows, next to the GPU, date
+    and commit it was measured on."""
+    rows = list(csv.DictReader(csv_file.read_text().splitlines()))
+    for row in rows:
+        row["scores"], row["batch"] = seconds(row["scores_final_s"]), seconds(row["batch_s"])
+    out = ["# Grading a class", "",
+           "How long `grader batch` took to grade a synthetic class (`grader/batch/make_class.py`: the solution,",
+           "the skeleton, every known-wrong version and cheat, a crash and a hang among them; a class of 60 has each",
+           "two or three times), measured with `python3 grader/batch/bench_batch.py LESSON --count N --skip-loop`.",
+           "*Scores final* is when the last score was known; the rest of the *whole batch* is explanations",
+           "(compute-sanitizer, Nsight Compute) and the class report. The data is",
+           "`grader/site/measured/grading.csv`: one row per run, with where it was measured and the notes of",
+           "the session that measured it (`source`).", "",
+           "## A class of 300, from the slowest run", "",
+           "Each class measured, scaled to 300 students at the rate of its slowest run.", "",
+           "| lesson | class | runs | scores final | whole batch | 300 students: scores | 300 students: all done "
+           "| measured on | dates | commits |",
+           "|---|---|---|---|---|---|---|---|---|---|"]
+    how_long = [r for r in rows if r["figure"] == "how long"]
+    groups = {}
+    for row in how_long:
+        groups.setdefault((row["lesson"], int(row["students"]), row["timeout_s"]), []).append(row)
+    for (lesson, students, timeout), runs in sorted(groups.items()):
+        scores = [r["scores"] for r in runs if r["scores"] is not None]
+        whole = [r["batch"] for r in runs if r["batch"] is not None]
+
+        def span(values):
+            return f"{min(values):.1f} to {max(values):.1f} s" if len(values) > 1 else f"{values[0]:.1f} s"
+        commits = list(dict.fromkeys(r["commit"] for r in runs))
+        out.append(f"| {lesson} | {students} (`--timeout {timeout}`) | {len(runs)} | {span(scores)} | {span(whole)} | "
+                   f"{max(scores) * 300 / students / 60:.1f} min | {max(whole) * 300 / students / 60:.1f} min | "
+                   f"{'; '.join(dict.fromkeys(measured_on(r) for r in runs))} | "
+                   f"{', '.join(dict.fromkeys(r['date'] for r in runs))} | {', '.join(commits)} |")
+    out += ["", "On a Slurm cluster each task grades its chunk as one GPU does: N GPUs take about 1/N of one GPU's "
+            "time, plus the queue and each task's start.", "",
+            "## Every run", "",
+            "| lesson | students | `--timeout` | scores final | whole batch | measured on | date | commit | note |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    for r in how_long:
+        out.append(f"| {r['lesson']} | {r['students']} | {r['timeout_s']} s | {figure_s(r['scores'])} | "
+                   f"{figure_s(r['batch'])} | {measured_on(r)} | {r['date']} | {r['commit']} | {r['note']} |")
+    out += ["", "## `--pause` beside the default", "",
+            "`--pause` lets a timed test pause the programs sharing its GPU instead of waiting for them "
+            "(driver 570 or newer).", "",
+            "| commit | lesson | options | scores final | whole batch | measured on | date |",
+            "|---|---|---|---|---|---|---|"]
+    pause_commits = {r["commit"] for r in rows if "--pause" in r["options"]}
+    for r in sorted((r for r in rows if r["commit"] in pause_commits and r["figure"] in ("how long", "--pause")),
+                    key=lambda r: (r["date"], r["commit"], r["lesson"], r["options"], r["timeout_s"])):
+        options = " ".join(filter(None, [r["options"] and f"`{r['options']}`", f"`--timeout {r['timeout_s']}`"]))
+        out.append(f"| {r['commit']} | {r['lesson']} | {options} | {figure_s(r['scores'])} | {figure_s(r['batch'])} | "
+                   f"{measured_on(r)} | {r['date']} |")
+    out += ["", "## Time limits: how much of its own limit a correct test used", "",
+            "In a batch each test's limit is 5 s plus 20 times the reference solution's time for it on that GPU "
+            "model (from `grader verify`), 10 s more for the first GPU test of a process, never more than "
+            "`--timeout`.", "",
+            "| lesson | students | slowest first GPU test of a process | slowest later test | measured on | date | "
+            "commit | note |",
+            "|---|---|---|---|---|---|---|---|"]
+    for r in (r for r in rows if r["figure"] == "time limits"):
+        out.append(f"| {r['lesson']} | {r['students']} | {r['slowest_first_gpu_test_s']} s | "
+                   f"{r['slowest_later_test_s']} s | {measured_on(r)} | {r['date']} | {r['commit']} | {r['note']} |")
+    return out
+
+
 class Stager:
     """Copies the pages into the staging folder, rewriting their links."""
 
@@ -235,6 +325,8 @@ class Stager:
         here = self.pages[repo_page]
         if repo_path in self.pages:
             return relative(here, self.pages[repo_path]) + suffix
+        if repo_path in DATA_PAGES:
+            return relative(here, DATA_PAGES[repo_path]) + suffix
         if resolved.is_file() and resolved.suffix.lower() in {".png", ".svg", ".jpg", ".jpeg", ".gif"}:
             destination = self.docs_dir / repo_path
             destination.parent.mkdir(parents=True, exist_ok=True)
@@ -307,6 +399,7 @@ def main():
     for _, page in instructor:
         stager.stage(page)
     (docs_dir / "measurements.md").write_text("\n".join(measurements_page(lessons)) + "\n")
+    (docs_dir / DATA_PAGES["grader/site/measured/grading.csv"]).write_text("\n".join(grading_page(GRADING_FILE)) + "\n")
 
     config = yaml.safe_load((SITE_DIR / "mkdocs.yml").read_text())
     config["docs_dir"] = str(docs_dir)
@@ -316,7 +409,7 @@ def main():
     config["nav"] = [
         {"Home": "index.md"},
         {"Lessons": [{title: site_path(page)} for title, page in lessons]},
-        {"Measurements": "measurements.md"},
+        {"Measurements": [{"Benchmarks": "measurements.md"}, {"Grading a class": "grading.md"}]},
         {"For instructors": [{title: site_path(page)} for title, page in instructor]},
     ]
     config_file = staging / "mkdocs.yml"
@@ -328,7 +421,7 @@ def main():
         sys.stderr.write(build.stdout + build.stderr)
         print(f"build_site: mkdocs failed (exit {build.returncode}); its messages are above", file=sys.stderr)
         return 1
-    pages = len(lessons) + len(instructor) + 2
+    pages = len(lessons) + len(instructor) + 3
     print(f"build_site: {pages} pages ({len(lessons)} lessons) in {out}; open {out / 'index.html'}")
     if stager.unlinked:
         print(f"build_site: {len(stager.unlinked)} links to repository files are plain text "

@@ -7,7 +7,9 @@ the browser check fails where a page is broken.
 2. grader/site/check_site.py walks it in Debian's chromium through
    Playwright: every page, picture, link to a place, and hint; it must say
    "all fine".
-3. A copy of the site with four faults (a picture deleted, a link to a place
+3. The page "Grading a class" shows every run of
+   grader/site/measured/grading.csv, and the instructor's guide links to it.
+4. A copy of the site with four faults (a picture deleted, a link to a place
    no page has, a picture that is not there, a page nothing links to) must
    fail the same check, each fault named: a check that cannot fail proves
    nothing.
@@ -19,6 +21,7 @@ COURSE_REQUIRE_TOOLS=1 (CI) makes that a failure.
 
 usage: site_check.py SOURCE_DIR BUILD_DIR
 """
+import csv
 import os
 import shutil
 import subprocess
@@ -95,6 +98,21 @@ def main():
                 "--screenshot", work / "lesson01.png"])
     if good.returncode != 0 or "all fine" not in good.stdout:
         print("FAIL: the browser check found problems in the built site")
+        return 1
+
+    # The grading figures are data (grader/site/measured/grading.csv): every
+    # run's commit is on the page "Grading a class", and the instructor's
+    # guide links to that page.
+    with open(source_dir / "grader/site/measured/grading.csv", newline="") as data:
+        commits = {row["commit"] for row in csv.DictReader(data)}
+    grading_page = site / "grading" / "index.html"
+    shown = grading_page.read_text() if grading_page.is_file() else ""
+    unshown = sorted(c for c in commits if c not in shown)
+    if not shown or unshown or "NVIDIA H200" not in shown:
+        print(f"FAIL: the page of grading figures is missing or leaves out the runs of {unshown}")
+        return 1
+    if 'href="../../grading/' not in (site / "grader" / "INSTRUCTORS" / "index.html").read_text():
+        print("FAIL: the instructor's guide does not link to the page of grading figures")
         return 1
 
     faults = break_site(site, work / "broken")
