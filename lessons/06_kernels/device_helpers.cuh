@@ -12,11 +12,9 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
-#include <type_traits>
 #include <utility>
 
 #include "course/error.hpp"
@@ -113,49 +111,22 @@ unsigned grid_for(Kernel* kernel, std::size_t work, unsigned threads, unsigned w
     return static_cast<unsigned>(needed < most ? needed : most);
 }
 
-// A stream-ordered memory pool of the current device for scratch memory: like
-// the default pool behind cudaMallocAsync, but it keeps the memory it has when
-// a stream or the device is synchronised (release threshold: unlimited). The
-// default pool gives everything back to the operating system at every
-// synchronisation (threshold 0), so a program that calls a reduction and
-// waits for it, again and again, would pay for fresh memory every time.
-// One pool per device, made on first use, for the whole program.
-inline cudaMemPool_t scratch_pool() {
-    struct destroy {
-        void operator()(cudaMemPool_t pool) const noexcept { cudaMemPoolDestroy(pool); }
-    };
-    using pool_handle = std::unique_ptr<std::remove_pointer_t<cudaMemPool_t>, destroy>;
-    static std::mutex mutex;
-    static std::map<int, pool_handle> pools;
-
-    int device = 0;
-    CUDA_CHECK(cudaGetDevice(&device));
-    std::lock_guard<std::mutex> lock(mutex);
-    if (const auto it = pools.find(device); it != pools.end()) return it->second.get();
-    cudaMemPoolProps props{};
-    props.allocType = cudaMemAllocationTypePinned;  // ordinary device memory
-    props.location.type = cudaMemLocationTypeDevice;
-    props.location.id = device;
-    cudaMemPool_t raw = nullptr;
-    CUDA_CHECK(cudaMemPoolCreate(&raw, &props));
-    pool_handle pool(raw);  // owned from here on
-    std::uint64_t keep_all = std::numeric_limits<std::uint64_t>::max();
-    CUDA_CHECK(cudaMemPoolSetAttribute(raw, cudaMemPoolAttrReleaseThreshold, &keep_all));
-    return pools.emplace(device, std::move(pool)).first->second.get();
-}
-
-// Device memory for `count` elements of T, for work queued on `stream`: taken
-// from scratch_pool() in stream order (cudaMallocFromPoolAsync) and given back
-// in stream order (cudaFreeAsync) when it goes out of scope, after the work
-// queued before that point. No device-wide synchronisation, and two calls on
-// two streams never share it.
+// Device memory for `count` elements of T, for work queued on `stream`:
+// allocated in stream order (cudaMallocAsync, from the current device's
+// default memory pool) and freed in stream order (cudaFreeAsync) when it goes
+// out of scope, after the work queued before that point. No device-wide
+// synchronisation, and two calls on two streams never share it. The default
+// pool hands freed memory back to the next allocation on the same stream at
+// once; it returns what it holds to the system only when the program
+// synchronises, and a reduction's scratch (one partial result a block) is a
+// few kilobytes, so taking it afresh then costs little.
 template <class T>
 class stream_scratch {
 public:
     stream_scratch(std::size_t count, cudaStream_t stream) : memory_(nullptr, release{stream}) {
         if (count == 0) return;
         void* raw = nullptr;
-        CUDA_CHECK(cudaMallocFromPoolAsync(&raw, count * sizeof(T), scratch_pool(), stream));
+        CUDA_CHECK(cudaMallocAsync(&raw, count * sizeof(T), stream));
         memory_.reset(static_cast<T*>(raw));
     }
     T* get() const { return memory_.get(); }

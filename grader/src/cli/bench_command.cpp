@@ -321,15 +321,25 @@ int cmd_bench(const common_args& common, const bench_args& args) {
                 {"runs", json::array()},
                 {"results", json::array()},
                 {"errors", json::array()}};
+    // Programs are named from the course's folder: a file that is shared (the
+    // course site's measured figures) says nothing of the machine it was made on.
+    auto course_relative = [&](const fs::path& program) {
+        const fs::path relative = program.lexically_relative(m.source_dir);
+        return relative.empty() || *relative.begin() == ".." ? program.string() : relative.string();
+    };
     bool failed = false;
     for (const auto& job : jobs) {
         job_outcome outcome = run_job(job, args, work_dir);
         if (!outcome.timeline.is_null()) doc["timelines"][job.impl] = std::move(outcome.timeline);
         for (auto& r : outcome.parsed.results) doc["results"].push_back(std::move(r));
         for (auto& e : outcome.parsed.errors) doc["errors"].push_back(std::move(e));
-        if (doc["context"].empty()) doc["context"] = outcome.parsed.context;
+        if (doc["context"].empty()) {
+            doc["context"] = outcome.parsed.context;
+            if (doc["context"].contains("executable"))  // Google Benchmark's own: the program's full path
+                doc["context"]["executable"] = course_relative(doc["context"]["executable"].get<std::string>());
+        }
         doc["runs"].push_back({{"impl", job.impl},
-                               {"program", job.program.string()},
+                               {"program", course_relative(job.program)},
                                {"benchmarks", job.names.size()},
                                {"repetitions", args.repetitions},
                                {"min_time_s", args.min_time_s}});

@@ -11,6 +11,12 @@
 // grader, before smsp__inst_executed.sum joined the metrics, so they lack it
 // (as any profile may lack a metric): lesson01's solution, and the
 // register-blocked mutant's test run whole, cuBLAS's kernel included.
+// They ship in the student edition, so what would describe the reference's
+// design is the skeleton's instead: every program is lessonNN_exercise_tests
+// under build/bin, every kernel has the skeleton's name and parameters, and
+// lesson01's solution profile is of one element a thread (its grid, request
+// counts and waves as that kernel's would be; the figures the tests read
+// are ncu's).
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -34,7 +40,7 @@ std::string fixture(const std::string& name) {
 const std::string naive = "_ZN8lesson0719matmul_naive_kernelEN6course14device_span_2dIKfEES3_NS1_IfEE";
 const std::string tiled = "_ZN8lesson0719matmul_tiled_kernelEN6course14device_span_2dIKfEES3_NS1_IfEE";
 const std::string blocked =
-    "_ZN8lesson0730matmul_register_blocked_kernelEN6course14device_span_2dIKfEES3_NS1_IfEEbbb";
+    "_ZN8lesson0730matmul_register_blocked_kernelEN6course14device_span_2dIKfEES3_NS1_IfEE";
 
 bool contains(const std::string& text, const std::string& part) { return text.find(part) != std::string::npos; }
 
@@ -42,9 +48,9 @@ TEST(KernelMetrics, ReadsOneMeasurePerKernelLaunch) {
     const auto kernels = grader::parse_kernel_metrics(fixture("vecadd_solution"));
     ASSERT_EQ(kernels.size(), 1u);
     const kernel_measure& k = kernels[0];
-    EXPECT_EQ(k.kernel, "lesson01::vecadd4_kernel");
+    EXPECT_EQ(k.kernel, "lesson01::vecadd_kernel");
     EXPECT_EQ(k.block, "(256, 1, 1)");
-    EXPECT_EQ(k.grid, "(131072, 1, 1)");
+    EXPECT_EQ(k.grid, "(524288, 1, 1)");
     EXPECT_DOUBLE_EQ(k.time_ns, 364736);
     EXPECT_DOUBLE_EQ(k.dram_pct, 90.83);
     EXPECT_DOUBLE_EQ(k.load_sector_use_pct, 100);
