@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""`grader release`, end to end (issue 50's check), on a machine with or without a GPU.
+"""`grader release`, end to end (issues 50 and 81), on a machine with or without a GPU.
 
 1. Releases HEAD of the course twice: the same commit gives the same edition
    commit (and so the same tree).
@@ -9,22 +9,32 @@
    a file is the tool's as much as an answer's). None may appear. Checks that
    no file of an answer is there. (`grader release` itself refuses an edition
    by the copy flag's fingerprints; this scan is a second, plainer look.)
-3. Builds the edition (the grader and lesson04) in a scratch folder, grades
-   lesson04's skeleton (0 host points) and then the reference solution copied
-   into exercises/ (every host point), both as practice grades.
-4. The instructors' commands refuse to run in the edition.
+3. Every file a student text of the edition cites (the README, lessons/,
+   exercises/, the notebook, grader/GRADING.md) is in the edition, and the
+   README section the Dockerfile points to exists.
+4. As a student would: clones the edition and runs its README's quick start
+   as written (`git clone`, `./setup.sh`: the build and the first report,
+   `ctest --preset default`), then `grader run`, `grader hint` and
+   `grader bench --help`. Every `grader bench` and `grader plot` command the
+   lesson texts show is run: with the GPU hidden, a bench command must get as
+   far as the GPU (exit 2, "no CUDA device"), never be refused.
+5. Grades lesson04's skeleton (0 host points) and then the reference
+   solution copied into exercises/ (every host point), both as practice grades.
+6. The instructor's commands and flags refuse to run in the edition, each
+   saying so in one line.
 
-    release_end_to_end.py GRADER SOURCE_DIR CUDA_ARCHITECTURES
+    release_end_to_end.py GRADER SOURCE_DIR
 """
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-GRADER, SOURCE, ARCHS = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3].replace(",", ";")
+GRADER, SOURCE = Path(sys.argv[1]), Path(sys.argv[2])
 MIN_CHARS = 25
 
 
@@ -78,6 +88,96 @@ def scan(edition):
     assert (Path(edition) / "grader/tests/07_matmul/textbook_kernels.fatbin").is_file()
 
 
+def student_texts(edition):
+    """The files of the edition a student reads."""
+    tracked = run(["git", "-C", edition, "ls-files"]).stdout.split()
+    return [name for name in tracked
+            if name in ("README.md", "grader/GRADING.md", "colab/course.ipynb", "Dockerfile", "setup.sh")
+            or (name.startswith(("lessons/", "exercises/")) and not name.endswith("CMakeLists.txt"))]
+
+
+# A path a text names: the course's top folders, then a file or folder name.
+CITED = re.compile(r"(?<![\w./-])((?:grader|common|lessons|exercises|solutions|colab|cmake|\.ci|\.vscode)/[\w./-]*\w)(?![\w{])")
+# Cited on purpose, with a sentence saying that the edition leaves it out.
+INSTRUCTORS_ONLY = {"grader/bench/07_matmul/sgemm_going_further.cu"}
+
+
+def check_citations(edition):
+    missing = []
+    for name in student_texts(edition):
+        try:
+            text = (Path(edition) / name).read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            continue  # a picture
+        for number, line in enumerate(text.splitlines(), 1):
+            for cited in CITED.findall(line):
+                cited = cited.rstrip(".")
+                if cited not in INSTRUCTORS_ONLY and not (Path(edition) / cited).exists():
+                    missing.append(f"{name}:{number}: {cited}")
+    if missing:
+        sys.exit("FAIL: student texts cite files the edition does not have:\n  " + "\n  ".join(missing))
+    dockerfile = (Path(edition) / "Dockerfile").read_text()
+    section = re.search(r'README says more \("([^"]+)"\)', dockerfile)
+    assert section, "the Dockerfile names no README section"
+    headings = re.findall(r"^#+ (.+)$", (Path(edition) / "README.md").read_text(), re.M)
+    assert section.group(1) in headings, f"the Dockerfile points to README \"{section.group(1)}\": not in {headings}"
+    print(f"citations: every file the student texts cite is in the edition; the Dockerfile's README section exists")
+
+
+def readme_quick_start(clone_dir):
+    """The commands of the README's first sh block."""
+    text = (clone_dir / "README.md").read_text()
+    block = re.search(r"```sh\n(.*?)```", text, re.S)
+    assert block, "the README has no sh block"
+    return [line.split("  #")[0].strip() for line in block.group(1).splitlines() if line.strip()]
+
+
+def lesson_commands(edition, tool):
+    """Every `grader TOOL ...` command line the lesson texts show, comment left out."""
+    found = []
+    for readme in sorted(Path(edition).glob("lessons/*/*.md")):
+        for line in readme.read_text().splitlines():
+            line = line.split("  #")[0].strip()
+            if line.startswith(f"grader {tool} "):
+                found.append(line)
+    return found
+
+
+def student_commands(edition, work):
+    """The README's quick start in a clone of the edition, then the loop's commands."""
+    commands = readme_quick_start(edition)
+    assert commands[0].startswith("git clone <this repository> cuda-course"), commands
+    assert commands[1].startswith("./setup.sh") and commands[2] == "ctest --preset default", commands
+    run(["git", "clone", "-q", f"file://{edition}", work / "cuda-course"])
+    clone = work / "cuda-course"
+    setup = run([clone / "setup.sh"], cwd=clone)
+    assert "grading lesson01" in setup.stdout and "lesson01" in setup.stdout, setup.stdout[-3000:]
+    print("setup.sh: built the edition and showed lesson01's first report")
+    run(["ctest", "--preset", "default", "-j", str(os.cpu_count() or 2)], cwd=clone)
+    print("ctest --preset default: passed in the edition")
+    grader = clone / "build" / "bin" / "grader"
+    first = run([grader, "run", "lesson01"], ok=(1, 2), cwd=clone)
+    assert "practice" in first.stdout.lower() and "lesson01" in first.stdout, first.stdout[-3000:]
+    hint = run([grader, "hint", "lesson01"], cwd=clone)
+    assert hint.stdout.strip(), "grader hint lesson01 printed nothing"
+    run([grader, "bench", "--help"], cwd=clone)
+    print("grader run, hint and bench --help: as the README says")
+
+    # Each bench command of the texts, with the GPU hidden: it must pass the
+    # choice of programs and options and stop at the GPU, never be refused.
+    hidden = dict(os.environ, CUDA_VISIBLE_DEVICES="")
+    benches = lesson_commands(clone, "bench")
+    assert len(benches) >= 7, benches
+    for command in benches + [f"grader bench lesson{n:02d}" for n in range(1, 8)]:
+        done = run(["bash", "-c", f"PATH={clone}/build/bin:$PATH {command}"], ok=(2,), cwd=clone, env=hidden)
+        assert "no CUDA device" in done.stderr, f"{command}: {done.stderr}"
+    plots = [command for command in lesson_commands(clone, "plot") if "<date>" not in command]  # a file of one's own
+    for command in plots:
+        run(["bash", "-c", f"PATH={clone}/build/bin:$PATH {command}"], cwd=clone)
+    print(f"{len(benches)} bench and {len(plots)} plot commands of the lesson texts: none refused")
+    return clone, grader
+
+
 def host_points(report):
     tests = [t for t in report["tests"] if not t["gpu"]]
     assert tests, "lesson04 has no host tests in the report"
@@ -109,19 +209,17 @@ def main():
         assert "not empty" in refused.stderr, refused.stderr
 
         scan(first)
+        check_citations(first)
 
-        ebuild = first / "build"
-        run(["cmake", "-S", first, "-B", ebuild, "-G", "Ninja", f"-DCMAKE_CUDA_ARCHITECTURES={ARCHS}",
-             "-DCOURSE_BUILD_BENCHMARKS=OFF", "-DCMAKE_BUILD_TYPE=Release"])
-        run(["cmake", "--build", ebuild, "--target", "grader", "-j", str(os.cpu_count() or 2)])
-        egrader = ebuild / "bin" / "grader"
+        clone, egrader = student_commands(first, work)
+        ebuild = clone / "build"
 
         skeleton = grade_lesson04(egrader, ebuild, work / "skeleton.json")
         got, most = host_points(skeleton)
         assert got == 0, f"lesson04's skeleton earned {got}/{most} host points in the student edition"
         print(f"skeleton: {got}/{most} host points (practice grade)")
 
-        lesson = first / "exercises" / "04_memory_pools"
+        lesson = clone / "exercises" / "04_memory_pools"
         for f in (SOURCE / "solutions" / "04_memory_pools").iterdir():
             shutil.copy(f, lesson / f.name)
         solution = grade_lesson04(egrader, ebuild, work / "solution.json")
@@ -129,10 +227,14 @@ def main():
         assert got == most, f"lesson04's solution earned {got}/{most} host points in the student edition"
         print(f"solution copied in: {got}/{most} host points (practice grade)")
 
-        for command in (["verify", "--no-build"], ["release", work / "third"]):
+        for command in (["verify", "--no-build"], ["release", work / "third"], ["batch", "lesson01", work],
+                        ["run", "lesson01", "--solution"], ["run", "lesson01", "--mutant", "no_bounds_check"],
+                        ["run", "lesson01", "--cheat", "memoized"], ["run", "lesson07", "--textbook", "tiled_16x16"],
+                        ["bench", "lesson01", "--impl", "solution"]):
             refused = run([egrader, "--build-dir", ebuild, *command], ok=(3,))
-            assert "student edition" in refused.stderr, refused.stderr
-        print("the edition refuses verify and release, saying why")
+            said = refused.stderr.strip()
+            assert "student edition" in said and "\n" not in said, f"{command}: {refused.stderr}"
+        print("the edition refuses the instructor's commands and flags, each in one line")
         print("PASS")
     finally:
         shutil.rmtree(work, ignore_errors=True)
