@@ -47,6 +47,7 @@ struct evidence_state {
     // working ahead of a program that fails (a skeleton) is work thrown away.
     bool a_claim_was_no_pass = false;
     bool left_to_judge = false;  // recording: the test did not decide its verdict
+    std::FILE* events = nullptr;  // the harness's event line to the grader
     // Recording: the open file of the test in progress.
     std::unique_ptr<std::FILE, int (*)(std::FILE*)> out{nullptr, &std::fclose};
     // Judging: the test's recorded observations, and how many were used.
@@ -150,6 +151,39 @@ void take_claim(evidence_state& s) {
 }
 
 }  // namespace
+
+void set_events_to_grader(std::FILE* events) { state().events = events; }
+
+bool grader_listens() {
+    const evidence_state& s = state();
+    return s.mode == evidence_mode::record && !s.claims_dir.empty() && s.events;
+}
+
+void say_to_grader(const std::string& line) {
+    evidence_state& s = state();
+    if (!grader_listens()) return;
+    std::fwrite(line.data(), 1, line.size(), s.events);
+    std::fputc('\n', s.events);
+    std::fflush(s.events);
+}
+
+std::string say_and_wait_for_graders_word(const std::string& line, std::string_view suffix) {
+    evidence_state& s = state();
+    if (!grader_listens()) return {};
+    const std::filesystem::path file = std::filesystem::path(s.claims_dir) / (evidence_file_name(s.test) + std::string(suffix));
+    say_to_grader(line);
+    // No sleep between looks: the grader's clock runs from the word, so the
+    // time the program takes to see it counts against the program.
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(s.wait_ms);
+    std::error_code ec;
+    for (long looks = 0; !std::filesystem::exists(file, ec); ++looks) {
+        if (looks % 4096 == 0 && (std::chrono::steady_clock::now() >= give_up || getppid() != s.parent)) return {};
+        std::this_thread::yield();
+    }
+    std::string word;
+    std::getline(std::ifstream(file), word);
+    return word;
+}
 
 bool wait_for_gpu_alone() {
     evidence_state& s = state();

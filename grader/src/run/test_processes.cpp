@@ -13,6 +13,7 @@
 #include "course/testing/evidence.hpp"
 #include "course/testing/harness.hpp"
 #include "run/gpu_helpers.hpp"
+#include "run/host_spans.hpp"
 #include "run/time_limit.hpp"
 #include "system/process_tree.hpp"
 
@@ -280,6 +281,7 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
         return std::find(remaining.begin(), remaining.end(), id) != remaining.end();
     };
 
+    std::optional<host_spans> spans;  // the test in progress's, in the student's program
     for (;;) {
         bool ended = false;
         // Where the run may be stopped from outside, woken now and then to look.
@@ -292,6 +294,8 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
             if (kind == "start" && current.empty() && asked_for(id)) {
                 timed(waited_for);
                 current = id;
+                // The student's program may ask the grader to time host work (host_spans.hpp).
+                if (evidence_mode_ == "record") spans.emplace(claims_dir(options_), id);
                 if (on_start_) {
                     {
                         std::lock_guard lock(callback_mutex_);
@@ -320,6 +324,8 @@ bool test_processes::run_one_process(child_process& child, clock::time_point spa
                     leftovers_at = clock::now() + *leftover_grace_;
                     deadline = std::min(deadline, leftovers_at);
                 }
+            } else if (kind == "span" && !current.empty() && id == current && spans && spans->take(event)) {
+                // A round of the test's host work, on the grader's clock: no progress, no new limit.
             } else if (kind == "done" && current.empty() && phase < phases.size()) {
                 // GoogleTest finished a phase: what it did not start, it never will here.
                 for (const auto& never : phases[phase++])

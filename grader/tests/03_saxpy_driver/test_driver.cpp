@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -28,6 +29,7 @@
 #include "course/testing/expect.hpp"
 #include "course/testing/fresh_inputs.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/graders_clock.hpp"
 #include "course/testing/performance.hpp"
 #include "course/testing/stream_order.hpp"
 #include "driver_api.hpp"
@@ -388,32 +390,37 @@ GRADED_PERF_TEST_SYSTEM(CachePerf, HitSkipsNvrtc, 2, "a cache hit costs under 10
     const course::temp_dir scratch("lesson03-test");
     const std::string arch = course::query_device(0).arch();
     const std::vector<std::string> options{"--fmad=false"};
-    // The compile is the yardstick (NVRTC's cost), measured again by the
-    // judge; the cache's hits are evidence.
-    std::vector<double> compile_ms, hit_ms;
+    lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch);
+    // The hits are timed on the grader's clock, not this program's
+    // (graders_clock.hpp); whether each was a hit is evidence.
+    std::vector<std::uint8_t> hits;
+    const course::testing::host_timing lookup = course::testing::time_on_graders_clock("a cache hit", 5, [&] {
+        // A new kernel_cache each time, as a new start of the program would make.
+        hits.push_back(lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch).hit);
+    });
+    hits = course::testing::observe("hits", std::move(hits));
+    ASSERT_EQ(hits.size(), static_cast<std::size_t>(lookup.calls))
+        << "the program made another number of lookups than the grader asked for";
+    const auto misses = std::count(hits.begin(), hits.end(), std::uint8_t{0});
+    ASSERT_EQ(misses, 0) << fmt::format("{} of the {} lookups after storing were not hits", misses, hits.size());
+    if (!lookup.ns_per_call) return;  // the judge decides, on the grader's clock
+    // The compile is the yardstick (NVRTC's cost), measured by the judge.
+    std::vector<double> compile_ms;
     for (int i = 0; i < 5; ++i)
         compile_ms.push_back(milliseconds_of([&] {
             lesson03::compile_to_cubin(lesson03::saxpy_source, "saxpy.cu", {"--fmad=false", "-arch=" + arch});
         }));
-    lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch);
-    for (int i = 0; i < 21; ++i) {
-        bool hit = false;
-        hit_ms.push_back(milliseconds_of([&] {
-            // A new kernel_cache each time, as a new start of the program would make.
-            hit = lesson03::kernel_cache(scratch.path()).cubin(lesson03::saxpy_source, "saxpy.cu", options, arch).hit;
-        }));
-        ASSERT_TRUE(observe("hit", hit)) << "the lookup after storing was not a hit";
-    }
-    const double compile = median(compile_ms), lookup = observe("median hit ms", median(hit_ms));
+    const double compile = median(compile_ms), hit = *lookup.ns_per_call / 1e6;
     RecordProperty("nvrtc_ms", std::to_string(compile));
-    RecordProperty("cache_hit_ms", std::to_string(lookup));
-    course::testing::report_figure(fmt::format("a hit {:.3f} ms, {:.1f}% of an NVRTC compile ({:.2f} ms); under 10% is needed",
-                                               lookup, 100 * lookup / compile, compile));
-    EXPECT_LT(lookup, 0.10 * compile) << fmt::format(
-        "a cache hit took {:.3f} ms, {:.0f}% of compiling with NVRTC ({:.2f} ms); under 10% is "
-        "needed. A hit should only read one file and check it: is something compiled, or the "
-        "whole directory read, on the way?",
-        lookup, 100 * lookup / compile, compile);
+    RecordProperty("cache_hit_ms", std::to_string(hit));
+    course::testing::report_figure(fmt::format(
+        "a hit {:.3f} ms on the grader's clock, {:.1f}% of an NVRTC compile ({:.2f} ms); under 10% is needed", hit,
+        100 * hit / compile, compile));
+    EXPECT_LT(hit, 0.10 * compile) << fmt::format(
+        "a cache hit took {:.3f} ms (timed by the grader, the best of {} rounds), {:.0f}% of compiling with "
+        "NVRTC ({:.2f} ms); under 10% is needed. A hit should only read one file and check it: is something "
+        "compiled, or the whole directory read, on the way?",
+        hit, course::testing::host_timing_rounds, 100 * hit / compile, compile);
 }
 
 GRADED_PERF_TEST(SaxpyDriver, Bandwidth, 1, "launch_saxpy reaches >= 60% of this GPU's copy bandwidth") {

@@ -6,13 +6,16 @@
 // obeys the requests) and, with FAKE_REFERENCE defined, as fake_graded_judge
 // (the reference, which ignores them), just as each lesson's tests are built
 // against the exercise and against the solution.
+#include <dlfcn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <chrono>
+#include <atomic>
 #include <csignal>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -24,6 +27,7 @@
 #include "course/testing/evidence.hpp"
 #include "course/testing/explained.hpp"
 #include "course/testing/graded.hpp"
+#include "course/testing/graders_clock.hpp"
 #include "course/testing/harness.hpp"
 #include "course/testing/performance.hpp"
 
@@ -293,4 +297,54 @@ COURSE_GRADED_TEST_S_(FakeHost, AcrossStreams, 1, "a test of stream order", corr
     note_connections("AcrossStreams");
     course::testing::require_across_streams("a check of stream order");
     EXPECT_EQ(course::testing::observe("answer", answer()), 42);
+}
+
+// FAKE_PATCHED_CLOCK: the student's program replaces clock_gettime, which
+// std::chrono reads, with one that stands still while the code under test
+// works, as lesson03's and lesson04's cheat patched_clock do: any clock read
+// in the program says its calls took no time.
+#ifndef FAKE_REFERENCE
+std::atomic<long long> hidden_ns{0};
+extern "C" int clock_gettime(clockid_t id, struct timespec* ts) {
+    using real_fn = int (*)(clockid_t, struct timespec*);
+    static const auto real = reinterpret_cast<real_fn>(dlsym(RTLD_NEXT, "clock_gettime"));
+    static const bool patched = std::getenv("FAKE_PATCHED_CLOCK") != nullptr;
+    const int status = real(id, ts);
+    if (status != 0 || !patched || id != CLOCK_MONOTONIC) return status;
+    const long long ns = ts->tv_sec * 1'000'000'000LL + ts->tv_nsec - hidden_ns.load();
+    ts->tv_sec = ns / 1'000'000'000LL;
+    ts->tv_nsec = ns % 1'000'000'000LL;
+    return status;
+}
+#endif
+
+namespace {
+// The "code under test" of FakeHost.HostClock: a call takes 200 us
+// (FAKE_SLOW_CALLS: 2 ms), measured on the real clock.
+void fake_call() {
+    timespec start{}, end{};
+    clock_gettime(CLOCK_MONOTONIC_RAW, &start);
+    std::this_thread::sleep_for(std::chrono::microseconds(asked("FAKE_SLOW_CALLS") ? 2000 : 200));
+    clock_gettime(CLOCK_MONOTONIC_RAW, &end);
+#ifndef FAKE_REFERENCE
+    hidden_ns += (end.tv_sec - start.tv_sec) * 1'000'000'000LL + (end.tv_nsec - start.tv_nsec);
+#endif
+}
+}  // namespace
+
+// Host work timed on the grader's clock (graders_clock.hpp), as lesson03's
+// cache hit and lesson04's pool are: under 1 ms a call is needed.
+COURSE_GRADED_TEST_P_(FakeHost, HostClock, 2, "host work timed on the grader's clock", performance, false, true,
+                      false, ::course::testing::host_test) {
+    long made = 0;
+    const auto timing = course::testing::time_on_graders_clock("a fake call", 4, [&] {
+        fake_call();
+        ++made;
+    });
+    EXPECT_EQ(course::testing::observe("calls made", made), timing.calls)
+        << "the program made another number of calls than the grader asked for";
+    if (!timing.ns_per_call) return;  // the grader's clock decides, in the judge
+    course::testing::report_figure(std::to_string(static_cast<long>(*timing.ns_per_call / 1000)) +
+                                   " us a call; under 1000 us is needed");
+    EXPECT_LT(*timing.ns_per_call, 1e6) << "too slow";
 }

@@ -17,6 +17,7 @@
 
 #include "course/temp_dir.hpp"
 #include "run/gpu_gate.hpp"
+#include "run/host_spans.hpp"
 #include "run/runner.hpp"
 #include "run/test_processes.hpp"
 #include "system/process.hpp"
@@ -75,7 +76,7 @@ const grader::graded_test& find(const std::vector<grader::graded_test>& tests, c
 
 TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
     const auto listed = grader::list_graded_tests(FAKE_GRADED_JUDGE, scratch_dir());
-    ASSERT_EQ(listed.size(), 10u);
+    ASSERT_EQ(listed.size(), 11u);
     EXPECT_EQ(listed[1].id, "FakeHost.Fails");
     EXPECT_EQ(listed[1].points, 2);
     EXPECT_EQ(listed[1].title, "a test that fails");
@@ -83,6 +84,8 @@ TEST(Runner, ListsPointsAndTitlesFromTheProgram) {
     EXPECT_EQ(listed[8].kind, "performance");
     EXPECT_FALSE(listed[8].across_streams);
     EXPECT_TRUE(listed[9].across_streams) << "GRADED_STREAM_TEST's mark reaches the grader";
+    EXPECT_EQ(listed[10].id, "FakeHost.HostClock");
+    EXPECT_EQ(listed[10].kind, "performance");
 }
 
 TEST(Runner, ReportsPassAndFailWithCleanMessages) {
@@ -526,6 +529,66 @@ TEST(Runner, AVerdictLeftToTheJudgeIsTheJudgesAlone) {
     EXPECT_EQ(all_messages(speed), "Expected: (speed) >= (42), actual: 41 vs 42\ntoo slow\n");
     // And its figure is the judge's, not the one the program under test claimed.
     EXPECT_EQ(speed.figure, "speed 41; 42 is needed");
+}
+
+// Host work a speed test times (a cache, an allocator) is timed on the
+// grader's clock, round by round (graders_clock.hpp, host_spans.hpp): a
+// program whose own clock stands still while its calls work (cheat
+// patched_clock) is as slow as its calls are.
+TEST(Runner, HostWorkIsTimedOnTheGradersClock) {
+    grader::run_options options = fake_options();
+    options.only = {"FakeHost.Passes", "FakeHost.HostClock"};
+    {
+        const auto tests = grader::run_graded_tests(options).tests;
+        const auto& timed = find(tests, "FakeHost.HostClock");
+        EXPECT_EQ(timed.status, test_status::passed) << all_messages(timed);
+        // 200 us of sleep a call, and the grader's words cost little beside it.
+        const long us = std::stol(timed.figure);
+        EXPECT_GE(us, 200) << timed.figure;
+        EXPECT_LT(us, 400) << timed.figure;
+    }
+    env_var slow("FAKE_SLOW_CALLS"), patched("FAKE_PATCHED_CLOCK");
+    const auto tests = grader::run_graded_tests(options).tests;
+    const auto& timed = find(tests, "FakeHost.HostClock");
+    EXPECT_EQ(timed.status, test_status::failed);
+    EXPECT_NE(all_messages(timed).find("too slow"), std::string::npos) << all_messages(timed);
+    EXPECT_GE(std::stol(timed.figure), 2000) << timed.figure;
+}
+
+// The grader answers only the rounds of the test in progress, in order, and
+// the judge finds no figure where the program never asked for a round.
+TEST(HostSpans, RoundsOutOfTurnAreRefused) {
+    const course::temp_dir claims("host-spans");
+    grader::host_spans spans(claims.path(), "Suite.Test");
+    auto event = [](const char* step, int round) {
+        return nlohmann::json{{"event", "span"}, {"test", "Suite.Test"}, {"step", step}, {"round", round},
+                              {"calls", 3}};
+    };
+    EXPECT_FALSE(spans.take(event("done", 0))) << "done before ready";
+    EXPECT_FALSE(spans.take(event("ready", 1))) << "a round skipped";
+    EXPECT_TRUE(spans.take(event("ready", 0)));
+    EXPECT_FALSE(spans.take(event("ready", 0))) << "a round started twice";
+    const auto word = claims.path() / "Suite.Test.evidence.span.0";
+    std::string go;
+    std::getline(std::ifstream(word), go);
+    EXPECT_EQ(go, "go 3");
+    EXPECT_TRUE(spans.take(event("done", 0)));
+    EXPECT_FALSE(spans.take(event("done", 0))) << "a round ended twice";
+    std::ifstream figures(claims.path() / "Suite.Test.evidence.spans");
+    int round = -1;
+    long calls = 0;
+    double ns = -1;
+    ASSERT_TRUE(figures >> round >> calls >> ns);
+    EXPECT_EQ(round, 0);
+    EXPECT_EQ(calls, 3);
+    EXPECT_GE(ns, 0);
+    // The next round asks for more calls: about 10 ms at the last one's pace.
+    EXPECT_TRUE(spans.take(event("ready", 1)));
+    std::getline(std::ifstream(claims.path() / "Suite.Test.evidence.span.1"), go);
+    EXPECT_GT(std::stol(go.substr(3)), 3) << go;
+    // A new start of the test (a fresh process) begins with no word waiting.
+    grader::host_spans again(claims.path(), "Suite.Test");
+    EXPECT_FALSE(std::filesystem::exists(word));
 }
 
 // The judge of a correctness test works (its inputs, the reference's answer)

@@ -23,6 +23,7 @@
 // treats anything malformed as no evidence. A test that the judge sees use
 // no evidence at all fails there, so every graded test must observe what it
 // checks. grader/TRUST.md has the threat model.
+#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -161,6 +162,25 @@ inline constexpr const char* gpu_alone_suffix = ".alone";
 // Elsewhere: true at once.
 bool wait_for_judge_alone();
 inline constexpr const char* judge_alone_suffix = ".judge_alone";
+// The grader's clock for host work (graders_clock.hpp). Recording, in a
+// graded run: the program says a line to the grader (one JSON object; the
+// harness's event line) and waits for its word
+// <evidence file name><suffix> in the claims folder, looking without pause
+// (a clock the grader starts as it writes the word is running). Empty where
+// no grader listens (ctest, a program run by hand, a rerun under a tool
+// that asks for no words) or the wait ran out.
+std::string say_and_wait_for_graders_word(const std::string& line, std::string_view suffix);
+// Recording, in a graded run: says a line to the grader, waiting for no word.
+void say_to_grader(const std::string& line);
+// Whether a grader listens: recording, with its words' folder and the event line.
+bool grader_listens();
+// For the harness: the event line to the grader (null where there is none).
+void set_events_to_grader(std::FILE* events);
+// The word files of the grader's clock: <evidence file name>.span.<round>,
+// "go <calls>"; and the spans it measured, one line per round,
+// "<round> <calls> <nanoseconds>", in <evidence file name>.spans.
+inline constexpr const char* host_span_suffix = ".span.";
+inline constexpr const char* host_spans_suffix = ".spans";
 // Ends the test's evidence. In the judge, returns what makes the evidence
 // unusable ("no evidence was recorded", "2 observations were not used"),
 // empty when every recorded observation was used.
