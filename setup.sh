@@ -20,7 +20,7 @@ Sets the course up on Debian or Ubuntu with the CUDA toolkit installed, in order
      (CMake fetches those it cannot find), bubblewrap (the sandbox) and others
   2. finds nvcc (PATH, then /usr/local/cuda*/bin) and checks CMake is 3.24 or newer
   3. configures the build with CMake (the preset's folder: build/ for default)
-  4. builds the grader and grades lesson01: the first report, in minutes
+  4. builds the grader and lesson01, and grades lesson01: the first report, in minutes
   5. builds the other lessons and the course's own tests (log: build/setup-build.log)
 Ctrl-C after step 4 leaves a grader that builds each lesson it grades; the course's
 own tests (ctest) then need `cmake --build build` first.
@@ -160,13 +160,21 @@ step=$SECONDS
 cmake --preset "$preset" > build-configure.log 2>&1 || { tail -30 build-configure.log; exit 1; }
 rm -f build-configure.log
 echo "setup: configured in $((SECONDS - step)) s"
-# The grader first, and lesson01 through it (`grader run` builds the lesson
-# it grades): the first report comes within minutes. The other lessons and
-# the course's own tests build after it, into a log.
-echo "setup: building the grader"
+# The grader first, with lesson01's test programs beside it (what `grader
+# run lesson01` builds: the exercise's and, in the instructor's edition, the
+# solution's), so that every core stays busy until the first report. The
+# other lessons and the course's own tests build after it, into a log.
+first=(grader)
+first+=($(python3 - "$build/course_manifest.json" <<'TARGETS' 2> /dev/null || true
+import json, sys
+lesson = next(l for l in json.load(open(sys.argv[1]))["lessons"] if l["id"] == "lesson01")
+print(" ".join(v["tests_target"] for name, v in lesson["variants"].items() if name in ("exercise", "solution")))
+TARGETS
+))
+echo "setup: building the grader and lesson01"
 step=$SECONDS
-cmake --build "$build" --target grader -j "$(nproc)"
-echo "setup: built the grader in $((SECONDS - step)) s"
+cmake --build "$build" --target "${first[@]}" -j "$(nproc)"
+echo "setup: built the grader and lesson01 in $((SECONDS - step)) s"
 
 echo
 echo "setup: the grader is $build/bin/grader; put it on your PATH with"
@@ -180,7 +188,7 @@ case $status in
   0|1|2) ;;
   *)     exit $status ;;
 esac
-echo "setup: lesson01 built and graded in $((SECONDS - step)) s; the first report came $SECONDS s after setup started"
+echo "setup: lesson01 graded in $((SECONDS - step)) s; the first report came $SECONDS s after setup started"
 
 echo
 echo "setup: building the other lessons and the course's own tests (log: $build/setup-build.log)."
