@@ -99,7 +99,8 @@ def student_texts(edition):
 # A path a text names: the course's top folders, then a file or folder name.
 CITED = re.compile(r"(?<![\w./-])((?:grader|common|lessons|exercises|solutions|colab|cmake|\.ci|\.vscode)/[\w./-]*\w)(?![\w{])")
 # Cited on purpose, with a sentence saying that the edition leaves it out.
-INSTRUCTORS_ONLY = {"grader/bench/07_matmul/sgemm_going_further.cu"}
+INSTRUCTORS_ONLY = {"grader/bench/07_matmul/sgemm_going_further.cu", "grader/bench/02_doublify/going_further.cu",
+                    "grader/bench/03_saxpy_driver/going_further.cpp", "grader/bench/06_kernels/going_further.cu"}
 
 
 def check_citations(edition):
