@@ -14,7 +14,7 @@
    README section the Dockerfile points to exists.
 4. As a student would: clones the edition and runs its README's quick start
    as written (`git clone`, `./setup.sh`: the build and the first report,
-   `ctest --preset default`), then `grader run`, `grader hint` and
+   `cmake --build build && ctest --preset default`), then `grader run`, `grader hint` and
    `grader bench --help`. Every `grader bench` and `grader plot` command the
    lesson texts show is run: with the GPU hidden, a bench command must get as
    far as the GPU (exit 2, "no CUDA device"), never be refused.
@@ -148,14 +148,16 @@ def student_commands(edition, work):
     """The README's quick start in a clone of the edition, then the loop's commands."""
     commands = readme_quick_start(edition)
     assert commands[0].startswith("git clone <this repository> cuda-course"), commands
-    assert commands[1].startswith("./setup.sh") and commands[2] == "ctest --preset default", commands
+    assert commands[1].startswith("./setup.sh"), commands
+    assert commands[2] == "cmake --build build && ctest --preset default", commands
     run(["git", "clone", "-q", f"file://{edition}", work / "cuda-course"])
     clone = work / "cuda-course"
     setup = run([clone / "setup.sh"], cwd=clone)
     assert "grading lesson01" in setup.stdout and "lesson01" in setup.stdout, setup.stdout[-3000:]
     print("setup.sh: built the edition and showed lesson01's first report")
+    run(["cmake", "--build", "build"], cwd=clone)
     run(["ctest", "--preset", "default", "-j", str(os.cpu_count() or 2)], cwd=clone)
-    print("ctest --preset default: passed in the edition")
+    print("cmake --build build && ctest --preset default: passed in the edition")
     grader = clone / "build" / "bin" / "grader"
     first = run([grader, "run", "lesson01"], ok=(1, 2), cwd=clone)
     assert "practice" in first.stdout.lower() and "lesson01" in first.stdout, first.stdout[-3000:]
