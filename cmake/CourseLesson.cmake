@@ -55,6 +55,24 @@ macro(course_patched_variants kind patch json)
   endforeach()
 endmacro()
 
+# course_instructors_only_bench(<NN_name> <source> <stand-in> <out_source> <out_withheld> ROWS BM_x ...)
+# A benchmark source that answers its lesson (a going-further kernel) is the
+# instructor's edition's only: .gitattributes export-ignores it, so the
+# student edition (`grader release`) lacks it. Where it is missing, the
+# stand-in (a file that throws, saying so) takes its place in BENCH and the
+# rows are WITHHELD (`grader bench` names them and runs none); where it is
+# there, it is used and nothing is withheld.
+function(course_instructors_only_bench dir source standin out_source out_withheld)
+  cmake_parse_arguments(PARSE_ARGV 5 A "" "" "ROWS")
+  if(EXISTS ${CMAKE_SOURCE_DIR}/grader/bench/${dir}/${source})
+    set(${out_source} ${source} PARENT_SCOPE)
+    set(${out_withheld} "" PARENT_SCOPE)
+  else()
+    set(${out_source} ${standin} PARENT_SCOPE)
+    set(${out_withheld} ${A_ROWS} PARENT_SCOPE)
+  endif()
+endfunction()
+
 function(course_add_lesson dir)
   cmake_parse_arguments(PARSE_ARGV 1 L "" "TITLE" "SOURCES;TESTS;BENCH;LIBS;ALIASES;MUTANTS;CHEATS;TEXTBOOKS;BASELINES;WITHHELD")
   if(NOT dir MATCHES "^([0-9][0-9])_(.+)$")
