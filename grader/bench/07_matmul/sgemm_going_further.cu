@@ -31,12 +31,20 @@
 // and checks no bounds. Every other shape, and a GPU with too little shared
 // memory for the tiles, runs a plain tiled kernel (fallback_kernel, near the
 // end), slower but correct, so sgemm() is correct for every shape.
+#include <cublas_v2.h>
+
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
+#include "course/cublas_error.hpp"
+#include "course/device_array.hpp"
 #include "course/error.hpp"
 #include "course/launch.hpp"
 #include "sgemm_going_further.cuh"
@@ -487,6 +495,63 @@ void launch(const_matrix a, const_matrix b, matrix c, cudaStream_t stream) {
 void sgemm(const_matrix a, const_matrix b, matrix c, cudaStream_t stream) {
     check_shapes(a, b, c, "going_further::sgemm");
     launch<block_tiling>(a, b, c, stream);
+}
+
+namespace {
+
+// C = A x B by cuBLAS in float32 (CUBLAS_DEFAULT_MATH: no TF32), called
+// directly rather than through lesson07::cublas_matmul, so that the check
+// below does not depend on the lesson's own matmul_cublas.cu (the exercise's
+// may be unfinished). Row-major C = A B is column-major C^T = B^T A^T.
+void cublas_float32(lesson07::const_matrix a, lesson07::const_matrix b, lesson07::matrix c) {
+    cublasHandle_t raw = nullptr;
+    CUBLAS_CHECK(cublasCreate(&raw));
+    const std::unique_ptr<cublasContext, decltype(&cublasDestroy)> handle(raw, &cublasDestroy);
+    CUBLAS_CHECK(cublasSetMathMode(raw, CUBLAS_DEFAULT_MATH));
+    const float alpha = 1.0f;
+    const float beta = 0.0f;
+    CUBLAS_CHECK(cublasSgemm(raw, CUBLAS_OP_N, CUBLAS_OP_N, static_cast<int>(c.cols()),
+                             static_cast<int>(c.rows()), static_cast<int>(a.cols()), &alpha,
+                             b.data(), static_cast<int>(b.pitch()), a.data(),
+                             static_cast<int>(a.pitch()), &beta, c.data(),
+                             static_cast<int>(c.pitch())));
+}
+
+}  // namespace
+
+// Before the going_further kernel is timed, its product is compared once with
+// cuBLAS's at the same size: each into its own buffer (filled with NaNs
+// first, so that an element the kernel never writes shows), both copied to
+// the host. Returns an empty string if every element is finite and the
+// largest difference is below 1e-4 of the largest |C| (float32 sums over K
+// terms in another order differ by far less), else what went wrong.
+std::string differs_from_cublas(lesson07::const_matrix a, lesson07::const_matrix b) {
+    const std::size_t m = a.rows();
+    const std::size_t n = b.cols();
+    course::device_array<float> ours(m * n), theirs(m * n);
+    ours.fill_bytes(0xFF);
+    theirs.fill_bytes(0xFF);
+    lesson07::going_further::sgemm(a, b, lesson07::matrix(ours.data(), m, n));
+    cublas_float32(a, b, lesson07::matrix(theirs.data(), m, n));
+    CUDA_CHECK(cudaDeviceSynchronize());
+    const std::vector<float> got = ours.to_host();
+    const std::vector<float> want = theirs.to_host();
+    double max_difference = 0.0;
+    double max_magnitude = 0.0;
+    std::size_t not_finite = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+        if (!std::isfinite(got[i]) || !std::isfinite(want[i])) {
+            ++not_finite;
+            continue;
+        }
+        max_difference = std::max(max_difference, std::fabs(double{got[i]} - want[i]));
+        max_magnitude = std::max(max_magnitude, std::fabs(double{want[i]}));
+    }
+    const double relative = max_magnitude > 0.0 ? max_difference / max_magnitude : max_difference;
+    if (not_finite == 0 && relative < 1e-4) return {};
+    return "going_further differs from cuBLAS: " + std::to_string(not_finite) +
+           " elements not finite, max |difference| / max |C| = " + std::to_string(relative) +
+           " (limit 1e-4)";
 }
 
 }  // namespace lesson07::going_further

@@ -7,6 +7,8 @@
 // pipeline and a cache-friendly block order to part 3's register blocking.
 #include <cuda_runtime_api.h>
 
+#include <string>
+
 #include "matmul.cuh"
 
 namespace lesson07::going_further {
@@ -16,5 +18,11 @@ namespace lesson07::going_further {
 // `stream` without waiting. Shapes the fast kernel does not cover (see the
 // .cu file) run a plain tiled kernel instead, so every shape is correct.
 void sgemm(const_matrix a, const_matrix b, matrix c, cudaStream_t stream = nullptr);
+
+// Compares sgemm's product of a and b (square, dense) with cuBLAS's in
+// float32, once, before the kernel is timed: empty where every element is
+// finite and within 1e-4 of the largest |C|, else what went wrong. Here, not
+// in the benchmark, because its cuBLAS call is lesson07's part 4.
+std::string differs_from_cublas(const_matrix a, const_matrix b);
 
 }  // namespace lesson07::going_further
