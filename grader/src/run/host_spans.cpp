@@ -39,6 +39,10 @@ bool host_spans::take(const nlohmann::json& event) {
         } else {
             calls_ = course::testing::next_round_calls(calls_, last_ns_);
         }
+        // A folder that cannot take the word (none in this run) leaves the
+        // round untimed: the program waits, and the judge finds no span.
+        std::error_code ec;
+        if (!std::filesystem::is_directory(claims_, ec)) return false;
         write_word(word_file(claims_, file_name_, next_round_), fmt::format("go {}", calls_));
         started_ = clock::now();  // once the word is there to be seen
         running_ = true;

@@ -589,6 +589,10 @@ TEST(HostSpans, RoundsOutOfTurnAreRefused) {
     // A new start of the test (a fresh process) begins with no word waiting.
     grader::host_spans again(claims.path(), "Suite.Test");
     EXPECT_FALSE(std::filesystem::exists(word));
+    // Where there is no folder for words (a program that says "ready"
+    // unasked), the event is refused, and the grader goes on.
+    grader::host_spans nowhere(claims.path() / "none", "Suite.Test");
+    EXPECT_FALSE(nowhere.take(event("ready", 0)));
 }
 
 // The judge of a correctness test works (its inputs, the reference's answer)
