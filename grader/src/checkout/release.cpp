@@ -9,7 +9,6 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "system/process.hpp"
@@ -101,13 +100,6 @@ void lay_over(const fs::path& overlay, const fs::path& edition) {
     }
 }
 
-std::string read_whole(const fs::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
-
 void write_whole(const fs::path& file, const std::string& text) {
     std::ofstream out(file, std::ios::binary | std::ios::trunc);
     out << text;
@@ -138,7 +130,7 @@ void write_repo_url(const fs::path& edition, const std::string& url, release_res
     if (fs::is_regular_file(notebook)) {
         nlohmann::ordered_json nb;
         try {
-            nb = nlohmann::ordered_json::parse(read_whole(notebook));
+            nb = nlohmann::ordered_json::parse(file_text(notebook));
         } catch (const nlohmann::json::exception& e) {
             throw user_error(usage_error, fmt::format("{} is not valid JSON: {}", notebook_path, e.what()));
         }
@@ -176,7 +168,7 @@ void write_repo_url(const fs::path& edition, const std::string& url, release_res
 
     const fs::path readme = edition / readme_path;
     if (fs::is_regular_file(readme)) {
-        std::string text = read_whole(readme);
+        std::string text = file_text(readme);
         bool any = false;
         for (std::size_t at = text.find(readme_placeholder); at != std::string::npos;
              at = text.find(readme_placeholder, at)) {
