@@ -93,6 +93,7 @@ done
 required=(cmake ninja-build g++ python3)
 if [ ${#missing[@]} -gt 0 ]; then
   can_install=yes
+  why="no root or sudo"
   if [ "$(id -u)" -eq 0 ]; then sudo=()
   elif command -v sudo > /dev/null && { sudo -n true 2> /dev/null || [ -t 0 ]; }; then sudo=(sudo)  # may ask for a password
   else can_install=no
@@ -101,20 +102,36 @@ if [ ${#missing[@]} -gt 0 ]; then
     echo "setup: installing ${missing[*]}"
     step=$SECONDS
     export DEBIAN_FRONTEND=noninteractive
-    "${sudo[@]}" apt-get update -qq
-    "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null
-    echo "setup: installed them in $((SECONDS - step)) s"
-  else
+    # Offline, or with a broken package source, apt-get fails: go on without
+    # them as if there were no root, so that what can be built still is.
+    if "${sudo[@]}" apt-get update -qq && \
+       "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" > /dev/null; then
+      echo "setup: installed them in $((SECONDS - step)) s"
+    else
+      echo "setup: apt-get could not install them (offline, or a package source fails); going on without them"
+      can_install=no
+      why="apt-get failed"
+      still=()
+      for p in "${missing[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || still+=("$p")
+      done
+      missing=("${still[@]}")
+    fi
+  fi
+  if [ $can_install = no ] && [ ${#missing[@]} -gt 0 ]; then
+    # A required tool installed outside Debian's packages (CMake from pip,
+    # say) is on PATH all the same.
     blocking=()
     for p in "${missing[@]}"; do
-      [[ " ${required[*]} " == *" $p "* ]] && blocking+=("$p")
+      tool=$p; [ "$p" = ninja-build ] && tool=ninja
+      [[ " ${required[*]} " == *" $p "* ]] && ! command -v "$tool" > /dev/null && blocking+=("$p")
     done
     if [ ${#blocking[@]} -gt 0 ]; then
-      echo "setup: nothing can be built without ${blocking[*]}, and there is no root or sudo here:" >&2
+      echo "setup: nothing can be built without ${blocking[*]}, and they cannot be installed ($why):" >&2
       echo "       ask for them to be installed (apt-get install ${missing[*]})" >&2
       exit 1
     fi
-    echo "setup: not installed (no root or sudo): ${missing[*]}"
+    echo "setup: not installed ($why): ${missing[*]}"
     echo "       CMake fetches the libraries among them (GoogleTest, Google Benchmark, CLI11, nlohmann-json, fmt);"
     echo "       what else is missing is named where it is needed (without bubblewrap, graded runs need --no-sandbox)."
     echo "       As root: apt-get install ${missing[*]}"
