@@ -248,6 +248,58 @@ TEST(GpuRecord, EachCallsOpsAreKeptInOrder) {
     EXPECT_EQ(r.repetitions[1].unreplayable, std::vector<std::string>{"a launch of k set launch attributes"});
 }
 
+// lesson05's order between streams: each op's stream (a made stream's handle
+// and flags; none given: the legacy default stream), events recorded and
+// waited for, the host's waits; a large copy from the host without its bytes.
+TEST(GpuRecord, TheOrderBetweenStreamsIsKept) {
+    const std::string followed = R"({"calls_followed":true,"cupti_error":0})"
+                                 "\n";
+    const std::string lines[] = {
+        R"({"op":"copy","rep":0,"to":[8192,8192,1048576],"from":[77,0,0],"bytes":1048576,"direction":"HtoD","stream":[4660,1]})",
+        R"({"op":"event_record","rep":0,"event":51,"stream":[4660,1]})",
+        R"({"op":"stream_wait","rep":0,"event":51,"stream":[2,0]})",
+        R"({"op":"memset","rep":0,"to":[8192,8192,64],"byte":0,"bytes":64})",
+        R"({"op":"host_wait","rep":0,"on":"stream","stream":[4660,1]})",
+        R"({"op":"host_wait","rep":0,"on":"event","event":51})",
+        R"({"op":"host_wait","rep":0,"on":"device"})",
+    };
+    std::string call = mark("begin", 0, 100);
+    for (const auto& line : lines) call += line + "\n";
+    const auto r = parsed(header + followed + call + mark("end", 0, 200) + complete);
+    ASSERT_EQ(r.repetitions.size(), 1u);
+    const auto& ops = r.repetitions[0].ops;
+    using kind = course::testing::recorded_op::kind;
+    using wait_on = course::testing::recorded_op::wait_on;
+    ASSERT_EQ(ops.size(), 7u);
+    EXPECT_EQ(ops[0].stream.id, 4660u);
+    EXPECT_EQ(ops[0].stream.flags, 1u);
+    EXPECT_TRUE(ops[0].data.empty());
+    EXPECT_EQ(ops[1].what, kind::event_record);
+    EXPECT_EQ(ops[1].event, 51u);
+    EXPECT_EQ(ops[2].what, kind::stream_wait);
+    EXPECT_EQ(ops[2].stream.id, course::testing::per_thread_stream_id);
+    EXPECT_EQ(ops[3].stream.id, course::testing::legacy_stream_id);
+    EXPECT_EQ(ops[4].what, kind::host_wait);
+    EXPECT_EQ(ops[4].waits_for, wait_on::stream);
+    EXPECT_EQ(ops[4].stream.id, 4660u);
+    EXPECT_EQ(ops[5].waits_for, wait_on::event);
+    EXPECT_EQ(ops[5].event, 51u);
+    EXPECT_EQ(ops[6].waits_for, wait_on::device);
+
+    for (const std::string bad : {
+             R"({"op":"event_record","rep":0,"event":0,"stream":[1,0]})",   // no event
+             R"({"op":"stream_wait","rep":0,"event":5})",                    // no stream
+             R"({"op":"host_wait","rep":0,"on":"stream"})",                  // which stream?
+             R"({"op":"host_wait","rep":0,"on":"everything"})",
+             R"({"op":"memset","rep":0,"to":[1,1,8],"byte":0,"bytes":4,"stream":[1]})",
+             R"({"op":"memset","rep":0,"to":[1,1,8],"byte":0,"bytes":4,"stream":[1,4294967296]})",
+         }) {
+        const std::string why = refused(header + followed + mark("begin", 0, 100) + bad + "\n" +
+                                        mark("end", 0, 200) + complete);
+        EXPECT_FALSE(why.empty()) << bad;
+    }
+}
+
 // What the judge needs to replay honest code as it ran: the function
 // attributes the program set on a kernel (more than 48 KiB of dynamic
 // shared memory, a carve-out), and memory a call found as it first touched

@@ -13,11 +13,16 @@
 //   {"op":"memset","rep":3,"to":[value,base,size],"byte":0,"bytes":4096}
 //   {"op":"copy","rep":3,"to":[value,base,size],"from":[value,base,size],"bytes":4096,
 //    "direction":"HtoD","data":"<hex>"}
+//   {"op":"event_record","rep":3,"event":<handle>,"stream":[<handle>,<flags>]}
+//   {"op":"stream_wait","rep":3,"event":<handle>,"stream":[<handle>,<flags>]}
+//   {"op":"host_wait","rep":3,"on":"stream"|"event"|"device",...}   the host waited there
 //   {"op":"unreplayable","rep":3,"why":"..."}
 //   {"op":"kept","rep":3,"at":[base,base,size],"data":"<hex>"}   memory as the call first
 //                                               touched it (keep_memory), "data" only up to 64 KiB
 // A launch also carries the kernel's function attributes where the program
-// set them: "max_dynamic_shared" (bytes) and "carveout" (percent).
+// set them: "max_dynamic_shared" (bytes) and "carveout" (percent). Launches,
+// memsets and copies carry their "stream" too; an HtoD copy above 64 KiB
+// comes without its "data".
 namespace course_recorder {
 
 // Starts following the API calls (from course_gpu_record_start); 0 or CUPTI's error.
@@ -28,7 +33,7 @@ void stop_following_calls();
 void set_current_call(int repetition);
 // Whether to write down device memory as each call first touches it
 // ("kept" lines): asked for by the harness for calls the judge replays;
-// lesson05's, timed from the record, copy nothing extra.
+// a call no replay redoes copies nothing extra.
 void keep_memory(bool keep);
 
 }  // namespace course_recorder

@@ -109,11 +109,46 @@ bool read_kept(const json& line, kept_memory& kept) {
     return read_hex(line, "data", kept.data, kept_memory_bytes) && kept.data.size() == kept.size;
 }
 
+// "stream": [handle, flags]; absent in a line that has none (a host wait
+// on an event or the device), which then reads as the legacy default stream.
+bool read_stream(const json& line, recorded_stream& out) {
+    const auto it = line.find("stream");
+    if (it == line.end()) return true;
+    if (!it->is_array() || it->size() != 2 || !(*it)[0].is_number_unsigned() || !(*it)[1].is_number_unsigned() ||
+        (*it)[1].get<std::uint64_t>() > 0xFFFFFFFFu)
+        return false;
+    out = {(*it)[0].get<std::uint64_t>(), (*it)[1].get<std::uint32_t>()};
+    return true;
+}
+
+// The ops that order work between streams (recorded_op's last three kinds).
+bool read_order_op(const std::string& kind, const json& line, recorded_op& op) {
+    if (kind == "event_record" || kind == "stream_wait") {
+        op.what = kind == "event_record" ? recorded_op::kind::event_record : recorded_op::kind::stream_wait;
+        return line.contains("stream") && read_number(line, "event", op.event) && op.event != 0;
+    }
+    op.what = recorded_op::kind::host_wait;
+    std::string on;
+    if (!read_text(line, "on", on)) return false;
+    if (on == "stream") {
+        op.waits_for = recorded_op::wait_on::stream;
+        return line.contains("stream");
+    }
+    if (on == "event") {
+        op.waits_for = recorded_op::wait_on::event;
+        return read_number(line, "event", op.event);
+    }
+    op.waits_for = recorded_op::wait_on::device;
+    return on == "device";
+}
+
 // One "op" line; `why` is set (and true returned) for an unreplayable one.
 bool read_op(const json& line, recorded_op& op, std::string& why) {
     std::string kind;
     if (!read_text(line, "op", kind)) return false;
     if (kind == "unreplayable") return read_text(line, "why", why) && !why.empty();
+    if (!read_stream(line, op.stream)) return false;
+    if (kind == "event_record" || kind == "stream_wait" || kind == "host_wait") return read_order_op(kind, line, op);
     if (kind == "launch") {
         op.what = recorded_op::kind::launch;
         const auto pointers = line.find("pointers");
@@ -146,7 +181,9 @@ bool read_op(const json& line, recorded_op& op, std::string& why) {
         if (to == line.end() || from == line.end() || !read_address(*to, op.to) || !read_address(*from, op.from) ||
             !read_number(line, "bytes", op.bytes) || !read_text(line, "direction", op.direction))
             return false;
-        if (op.direction == "HtoD") return read_hex(line, "data", op.data, max_copied_bytes) && op.data.size() == op.bytes;
+        if (op.direction == "HtoD")
+            return !line.contains("data") ||
+                   (read_hex(line, "data", op.data, max_copied_bytes) && op.data.size() == op.bytes);
         return op.direction == "DtoH" || op.direction == "DtoD" || op.direction == "HtoH";
     }
     return false;

@@ -25,7 +25,20 @@ __global__ void course_harness_count_far(device_span<const float> got, device_sp
     }
 }
 
+__global__ void course_harness_fill_nan(device_span<float> data) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < data.size(); i += stride) data[i] = NAN;
+}
+
 }  // namespace
+
+void fill_with_nan(device_span<float> data, cudaStream_t stream) {
+    if (data.empty()) return;
+    const unsigned threads = 256;
+    const unsigned blocks = std::max(1u, std::min(blocks_for(data.size(), threads), 4096u));
+    course_harness_fill_nan<<<blocks, threads, 0, stream>>>(data);
+    CUDA_CHECK(cudaGetLastError());
+}
 
 far_values far_value_counter::count(device_span<const float> got, device_span<const float> expected,
                                    device_span<const float> scale, double tolerance, cudaStream_t stream) {

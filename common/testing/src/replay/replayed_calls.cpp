@@ -97,8 +97,13 @@ std::vector<std::uint64_t> placement(const timed_calls& work) {
 // the judge's own arrays (call_replay.hpp), checked against the reference in
 // every element, timed on the GPU. Nullopt after saying why.
 std::optional<double> replay_calls(const timed_calls& work, const gpu_record& record,
-                                   const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream) {
+                                   const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream,
+                                   replay_order order, std::string* not_replayed) {
     auto refuse = [&](const std::string& why) -> std::optional<double> {
+        if (not_replayed) {
+            *not_replayed = why;
+            return std::nullopt;
+        }
         // The calls were not timed at all: a profile of how fast the
         // kernels ran would explain nothing about why.
         next_failure_explained_beyond_the_tools();
@@ -121,6 +126,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
     for (const auto& [name, function] : work.given_kernels) modules->give(name, function);
     replay_scratch scratch(gpu_memory_budget() / 4);
     call_replay replay(*modules, addresses, scratch);
+    replay_streams streams;
     float* output = const_cast<float*>(work.output.data());  // the test's own array
     const std::size_t output_bytes = work.output.size() * sizeof(float);
     device_array<float> replayed(work.output.size());
@@ -143,7 +149,8 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         // pattern, then what the student's call found in it where the
         // recorder kept that: nothing is left from an earlier replay. Then
         // the new inputs.
-        CUDA_CHECK(cudaMemsetAsync(output, 0xFF, output_bytes, stream));
+        // (A kernel, not a memset: lesson05's output is pinned host memory.)
+        fill_with_nan(device_span<float>(output, work.output.size()), stream);
         work.fresh_inputs(inputs, stream);
         clear_persisting_l2();
         if (!modules->reload(why)) return refuse(why);
@@ -154,12 +161,23 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         }
         scratch.fill_with_pattern(stream);
         replay.start_as_recorded(stream);
+        if (order == replay_order::streams_as_recorded) replay.make_streams(streams);
         CUDA_CHECK(cudaDeviceSynchronize());
-        // Everything queued behind a hold, then let go: the replay runs back
-        // to back, without the judge's own launch gaps in its time.
         event_timer timer;
         try {
-            time_behind_hold(stream, hold_flag, timer, [&] { replay.queue(stream); });
+            if (order == replay_order::one_stream) {
+                // Everything queued behind a hold, then let go: the replay runs
+                // back to back, without the judge's own launch gaps in its time.
+                time_behind_hold(stream, hold_flag, timer, [&] { replay.queue(stream); });
+            } else {
+                // No hold: the call's own host waits (a synchronize between
+                // chunks) are replayed, and a held stream would never finish.
+                timer.start(stream);
+                streams.start_after(stream);
+                replay.queue_on_streams(streams);
+                streams.join_into(stream);
+                timer.stop(stream);
+            }
         } catch (const replay_refused& e) {
             return refuse(fmt::format("call {} could not be replayed: {}", k + 1, e.what()));
         }
@@ -169,9 +187,9 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         ms.push_back(timer.elapsed().count());
         // The reference on the same inputs, compared in every element, each
         // against the reference's answer on their magnitudes.
-        CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(replayed.data(), output, output_bytes, cudaMemcpyDefault, stream));
         reference_on_magnitudes(work, inputs, stream);
-        CUDA_CHECK(cudaMemcpyAsync(scale.data(), output, output_bytes, cudaMemcpyDeviceToDevice, stream));
+        CUDA_CHECK(cudaMemcpyAsync(scale.data(), output, output_bytes, cudaMemcpyDefault, stream));
         work.fresh_inputs(inputs, stream);
         work.call(stream);
         const far_values far = counter.count(replayed.view(), work.output, scale.view(), work.tolerance, stream);

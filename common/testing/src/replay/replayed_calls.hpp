@@ -64,10 +64,21 @@ std::string reduced_precision_words(const char* how);
 // as the student's program records them and the judge compares.
 std::vector<std::uint64_t> placement(const timed_calls& work);
 
+// How a replay orders the calls' work: all of it on the judge's stream, in
+// the recorded order, queued behind a hold (lessons 01, 02, 03, 06, 07); or
+// on streams of the judge's own standing for the student's, with the
+// recorded events and host waits between them, timed from an event before
+// the first op to every stream's end (lesson05's pipeline).
+enum class replay_order { one_stream, streams_as_recorded };
+
 // The median replay's GPU time in milliseconds; nullopt after the test has
 // failed saying why (a replay that computes the wrong answer, a call that
 // cannot be replayed). `student_arrays` is placement() in the student's program.
+// Where `not_replayed` is given, a call that cannot be replayed does not fail
+// the test: why is written there, for the caller to fall back on the record.
 std::optional<double> replay_calls(const timed_calls& work, const gpu_record& record,
-                                   const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream);
+                                   const std::vector<std::uint64_t>& student_arrays, cudaStream_t stream,
+                                   replay_order order = replay_order::one_stream,
+                                   std::string* not_replayed = nullptr);
 
 }  // namespace course::testing::detail

@@ -349,6 +349,25 @@ void warm_up(const timed_calls& work, cudaStream_t stream) {
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
+// The judge's own calls, timed as a replay in the recorded order between
+// streams is (replayed_calls.cpp): an event on `stream` before the call, one
+// after it has returned, no hold. The median in milliseconds.
+double time_as_on_streams(const timed_calls& work, cudaStream_t stream) {
+    std::vector<double> ms;
+    for (int k = 0; k < work.repetitions; ++k) {
+        work.fresh_inputs(inputs_seed(k), stream);
+        detail::clear_persisting_l2();
+        CUDA_CHECK(cudaDeviceSynchronize());
+        event_timer timer;
+        timer.start(stream);
+        work.call(stream);
+        timer.stop(stream);
+        CUDA_CHECK(cudaStreamSynchronize(stream));
+        ms.push_back(timer.elapsed().count());
+    }
+    return summarize(ms).median;
+}
+
 }  // namespace
 
 std::optional<double> time_calls(const timed_calls& work) {
@@ -408,6 +427,32 @@ std::optional<gpu_record> recorded_calls(const timed_calls& work) {
         case evidence_mode::off: break;
     }
     return record_here(work, stream);
+}
+
+std::optional<pipeline_times> time_pipeline(const timed_calls& work, const timed_calls& serial) {
+    const course::stream stream;
+    warm_up(work, stream);
+    pipeline_times times;
+    switch (current_evidence_mode()) {
+        case evidence_mode::record: record_calls(work, stream); return std::nullopt;
+        case evidence_mode::off:
+            times.record = record_here(work, stream);
+            if (!times.record) return std::nullopt;
+            return times;
+        case evidence_mode::judge: break;
+    }
+    std::vector<std::uint64_t> student_arrays;
+    times.record = judge_calls(work, stream, student_arrays);
+    if (!times.record) return std::nullopt;
+    times.replay_ms = detail::replay_calls(work, *times.record, student_arrays, stream,
+                                           detail::replay_order::streams_as_recorded, &times.not_replayed);
+    if (!times.replay_ms) {
+        if (times.not_replayed.empty()) return std::nullopt;  // it failed the test: a wrong answer
+        return times;
+    }
+    warm_up(serial, stream);
+    times.one_after_another_ms = time_as_on_streams(serial, stream);
+    return times;
 }
 
 }  // namespace course::testing

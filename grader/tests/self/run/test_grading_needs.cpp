@@ -202,7 +202,8 @@ TEST_F(GradingNeeds, ABatchNeedsWhatItsTestsNeed) {
     EXPECT_EQ(needs({test_of(true, true, true, true)}, true, true),
               (std::vector<n>{n::compute_sanitizer, n::ncu, n::libelf, n::gpu_recorder}));
     EXPECT_EQ(needs({test_of(true, true, true, true)}, false, true), (std::vector<n>{n::libelf, n::gpu_recorder}));
-    // Timed from the record alone (lesson05's overlap): the recorder, not libelf.
+    // Timed from the record (lesson05's overlap, replayed where the device code
+    // can be read and from the record where not): the recorder, not libelf.
     EXPECT_EQ(needs({test_of(true, true, false, false)}, false, true), std::vector<n>{n::gpu_recorder});
 }
 

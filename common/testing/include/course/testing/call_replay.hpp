@@ -8,9 +8,10 @@
 // rewrite the clock or the record, and work done anywhere but in the
 // launches, copies and memsets the call made is not in the replay at all.
 //
-// In order, on one stream. What the replay does not redo: host code between
-// the steps (a value read back and used on the host), and streams running
-// side by side (lesson05's overlap is graded from the record, TRUST.md).
+// In order, on one stream (queue), or for lesson05's pipeline on streams of
+// the judge's own, one for each of the student's, with the events and the
+// host's waits that ordered them (queue_on_streams). What the replay does not
+// redo: host code between the steps (a value read back and used on the host).
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
@@ -21,7 +22,9 @@
 #include <vector>
 
 #include "course/device_array.hpp"
+#include "course/event.hpp"
 #include "course/pinned_array.hpp"
+#include "course/stream.hpp"
 #include "course/testing/gpu_record.hpp"
 #include "course/testing/replay_addresses.hpp"
 #include "course/testing/student_modules.hpp"
@@ -60,6 +63,31 @@ struct foreign_kernel_refused : replay_refused {
     using replay_refused::replay_refused;
 };
 
+// The judge's streams and events standing for the student's, for a replay
+// in the recorded order between streams: one stream of the judge's own for
+// each stream the student's program made, with the same flags (a stream made
+// without cudaStreamNonBlocking still waits for the legacy default stream),
+// the two default streams as themselves, one event for each of the
+// student's. Made at their first use, before the timed part, and kept for
+// every replay of the test.
+class replay_streams {
+public:
+    cudaStream_t stream(const recorded_stream& s);
+    cudaEvent_t event(std::uint64_t id);
+    // Before the first op: every stream used waits for what `main` has
+    // queued so far (the timer's start event).
+    void start_after(cudaStream_t main);
+    // After the last op: `main` waits for every stream used.
+    void join_into(cudaStream_t main);
+
+private:
+    std::map<std::uint64_t, course::stream> made_;
+    std::map<std::uint64_t, course::event> events_;
+    std::vector<cudaStream_t> used_;
+    course::event go_{cudaEventDisableTiming};
+    std::vector<course::event> done_;
+};
+
 class call_replay {
 public:
     call_replay(const student_modules& modules, const replay_addresses& addresses, replay_scratch& scratch)
@@ -83,8 +111,18 @@ public:
     void start_as_recorded(cudaStream_t stream);
 
     // Queues what prepare() made ready on `stream`; waits for nothing.
-    // Throws replay_refused where the driver refuses a launch.
+    // Throws replay_refused where the driver refuses a launch. The order
+    // between streams (events, the host's waits) is not used.
     void queue(cudaStream_t stream);
+
+    // Makes the judge's stream and event for each of the student's the
+    // prepared ops name (outside the time, before queue_on_streams).
+    void make_streams(replay_streams& streams) const;
+    // Queues each prepared op on the judge's stream for the student's stream
+    // it went to, records and waits for events as the call did, and waits on
+    // the host where the call's host waited (a synchronize, a blocking copy,
+    // a free). Throws replay_refused where the driver refuses a launch.
+    void queue_on_streams(replay_streams& streams);
 
     // Bytes of memory besides the test's arrays that the call used and the
     // recorder did not keep (allocations above kept_memory_bytes): the
@@ -105,7 +143,13 @@ private:
         std::uint64_t bytes = 0;
         std::uint8_t byte = 0;
         cudaMemcpyKind direction = cudaMemcpyDeviceToDevice;
+        // Where it was queued, and the order between streams.
+        recorded_stream stream;
+        std::uint64_t event = 0;
+        recorded_op::wait_on waits_for = recorded_op::wait_on::device;
     };
+    void launch(step& s, cudaStream_t stream);
+    const void* host_array(const recorded_address& a, std::uint64_t bytes) const;
 
     // Kept memory, ready to copy in: the judge's address and the bytes.
     struct kept_copy {
@@ -121,6 +165,10 @@ private:
     std::uint64_t bytes_not_kept_ = 0;
     std::vector<pinned_array<std::uint8_t>> host_memory_;
 };
+
+// Every value of `data` made NaN, by a kernel, on `stream`: the output of a
+// replay before it runs, device or pinned host memory alike.
+void fill_with_nan(device_span<float> data, cudaStream_t stream);
 
 // How many values of `got` are not `expected` within `tolerance` of
 // `scale` (result_check.hpp; an empty scale: each value's own size, at

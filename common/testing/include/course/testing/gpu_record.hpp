@@ -17,6 +17,9 @@
 //    "args":"<hex>","pointers":[[0,<value>,<base>,<size>],...]}      what call 0 asked for,
 //   {"op":"memset","rep":0,"to":[<value>,<base>,<size>],"byte":0,"bytes":4096}   in order
 //   {"op":"copy","rep":0,"to":[...],"from":[...],"bytes":64,"direction":"HtoD","data":"<hex>"}
+//   {"op":"event_record","rep":0,"event":<handle>,"stream":[<handle>,<flags>]}    the order
+//   {"op":"stream_wait","rep":0,"event":<handle>,"stream":[<handle>,<flags>]}     between
+//   {"op":"host_wait","rep":0,"on":"stream"|"event"|"device",...}                 streams
 //   {"op":"unreplayable","rep":0,"why":"a launch of ... set launch attributes"}
 //   {"op":"kept","rep":0,"at":[<base>,<base>,<size>],"data":"<hex>"}   device memory the call
 //                     used besides its launches' results, as the call found it (no "data": too large to keep)
@@ -93,11 +96,30 @@ struct recorded_address {
     bool in_device_memory() const { return size > 0 && value >= base && value - base < size; }
 };
 
+// The stream an op was queued on, as the student's program named it: 0 the
+// legacy default stream, 2 the per-thread default stream (CUDA's
+// cudaStreamPerThread), else the handle of a stream the program made, with
+// the flags it was made with (cudaStreamNonBlocking, or 0: it waits for the
+// legacy default stream, as CUDA's Programming Guide describes).
+struct recorded_stream {
+    std::uint64_t id = 0;
+    std::uint32_t flags = 0;
+};
+inline constexpr std::uint64_t legacy_stream_id = 0, per_thread_stream_id = 2;
+
 // One thing a call asked the GPU to do, as the recorder followed it
 // (grader/recorder/call_ops.hpp): what the judge replays (call_replay.hpp).
+// Launches, memsets and copies are the work; the order between streams is
+// kept too, for lesson05's replay on the judge's own streams: an event
+// recorded on a stream, a stream made to wait for one, and the host waiting
+// (a synchronize, a blocking copy, a free, a query that found the work done).
 struct recorded_op {
-    enum class kind { launch, memset, copy };
+    enum class kind { launch, memset, copy, event_record, stream_wait, host_wait };
+    enum class wait_on { stream, event, device };
     kind what = kind::launch;
+    recorded_stream stream;     // where it was queued (a host wait on a stream: that one)
+    std::uint64_t event = 0;    // event_record, stream_wait, a host wait on an event: the event's handle
+    wait_on waits_for = wait_on::device;  // host_wait
     // A launch: the kernel's (mangled) name, its shape, and its arguments'
     // bytes as the kernel takes them, with each 8-byte word that points into
     // device memory (its offset in `args`, and where it points).
@@ -118,7 +140,10 @@ struct recorded_op {
     std::uint64_t bytes = 0;
     std::uint8_t byte = 0;
     std::string direction;           // a copy: HtoD, DtoH, DtoD, HtoH
-    std::vector<std::uint8_t> data;  // an HtoD copy: the bytes it copied
+    // An HtoD copy: the bytes it copied, up to 64 KiB; a larger one comes
+    // without them, and replays only from one of the test's arrays (lesson05's
+    // pinned input), which the judge fills itself.
+    std::vector<std::uint8_t> data;
 };
 
 // Device memory a call used that it did not get from the test (a counter

@@ -28,8 +28,11 @@
 //   answer in every element, and times the replay on the GPU. No code of the
 //   student's runs on the host while it does. The median replay is the
 //   figure.
-// - Otherwise (lesson03's kernel, compiled while the program runs; lesson05's
-//   overlap) it is the record's: from the first piece of work the call
+// - lesson05's pipeline (time_pipeline) is replayed the same way, but on
+//   streams of the judge's own, one for each of the student's, in the
+//   recorded order between them, beside the same work one step after
+//   another, timed by the judge in the same run.
+// - Otherwise (a call that cannot be replayed) it is the record's: from the first piece of work the call
 //   caused to the last one's end, on every stream and in every context,
 //   including work still running when the call returned (the harness waits
 //   for the whole device before it marks the call's end).
@@ -107,5 +110,30 @@ double time_yardstick(const timed_calls& work);
 // calls are recorded in this process with the recorder the build made, and
 // nullopt where it made none.
 std::optional<gpu_record> recorded_calls(const timed_calls& work);
+
+// lesson05's pipeline: how much faster than the same work one step after
+// another it runs, timed by the judge.
+//
+// In the judge, once the calls' outputs and their record passed every check
+// of time_calls: each call replayed from the student's device code on
+// streams of the judge's own, one for each stream the call used, with its
+// events and its host's waits between them (call_replay::queue_on_streams),
+// on new inputs, checked in every element, and timed from before its first
+// op to every stream's end; then `serial` (the judge's own, the same work on
+// one stream) timed the same way. `work.arrays` must name the call's arrays
+// (pinned host memory is fine).
+//
+// Where the judge cannot replay a call (it used a stream or a copy the
+// replay does not redo), `not_replayed` says why and only the record is
+// given, for the test to grade as before (TRUST.md says so). nullopt: in the
+// student's program, after a failure, and anywhere else where the build has
+// no recorder; anywhere else the record is this process's own.
+struct pipeline_times {
+    std::optional<gpu_record> record;
+    std::optional<double> replay_ms;            // the median replay
+    std::optional<double> one_after_another_ms;  // `serial`, the median
+    std::string not_replayed;
+};
+std::optional<pipeline_times> time_pipeline(const timed_calls& work, const timed_calls& serial);
 
 }  // namespace course::testing
