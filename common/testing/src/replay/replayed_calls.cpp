@@ -109,7 +109,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         next_failure_explained_beyond_the_tools();
         ADD_FAILURE() << "the speed of " << work.name << " could not be graded: " << why
                       << ".\nThe judge times your kernels by launching them again in its own process, as your call "
-                         "launched them, on new inputs (TRUST.md, item 9).";
+                         "launched them, on new inputs (grader/GRADING.md, \"What a speed test checks\").";
         return std::nullopt;
     };
     if (!record.calls_followed)
