@@ -410,10 +410,11 @@ GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
             "the same time here, so the pipeline's overlap is not graded on this GPU",
             device.summary(), device.copy_engines);
 
-    // 256 MiB each way where the GPU has room for the pipeline's buffers and
-    // the harness's copy of the output.
+    // 256 MiB each way where the GPU has room for what the judge keeps on it
+    // at once: the replay's chunk buffers, its copy of the output and the
+    // rounding's scale, and the yardstick's whole array.
     // (elements_that_fit: the same size in the student's program and the judge.)
-    const std::size_t n = course::testing::elements_that_fit(std::size_t{1} << 26, 1, sizeof(float));
+    const std::size_t n = course::testing::elements_that_fit(std::size_t{1} << 26, 4, sizeof(float));
     constexpr int streams = 4, chunks = 16;
     constexpr double needed = 1.3;
 
@@ -431,11 +432,18 @@ GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
     // The judge replays each call on its own copies of these, on streams of
     // its own in the recorded order (time_pipeline).
     work.arrays = {input, output};
-    // The yardstick, in the judge: the same work one step after another
-    // (the reference's serial_transform: one copy in, one kernel, one copy out).
+    // The yardstick, in the judge: the same work one step after another on
+    // one stream (one copy in, the reference's kernel, one copy out), into
+    // device memory made at its first (untimed) call, as the replay's is.
+    std::optional<course::device_array<float>> whole;
     timed_calls serial = work;
-    serial.name = "serial_transform";
-    serial.call = [&](cudaStream_t) { lesson05::serial_transform(in.data(), out.data(), n); };
+    serial.name = "one step after another";
+    serial.call = [&](cudaStream_t stream) {
+        if (!whole) whole.emplace(n);
+        CUDA_CHECK(cudaMemcpyAsync(whole->data(), in.data(), n * sizeof(float), cudaMemcpyHostToDevice, stream));
+        lesson05::transform(whole->view(), whole->view(), stream);
+        CUDA_CHECK(cudaMemcpyAsync(out.data(), whole->data(), n * sizeof(float), cudaMemcpyDeviceToHost, stream));
+    };
     const std::optional<course::testing::pipeline_times> times = course::testing::time_pipeline(work, serial);
     if (!times) {
         if (current_evidence_mode() == evidence_mode::off)

@@ -120,7 +120,8 @@ std::optional<gpu_record> recorded_calls(const timed_calls& work);
 // events and its host's waits between them (call_replay::queue_on_streams),
 // on new inputs, checked in every element, and timed from before its first
 // op to every stream's end; then `serial` (the judge's own, the same work on
-// one stream) timed the same way. `work.arrays` must name the call's arrays
+// one stream, queued on the stream it is given) timed with events on that
+// stream, after one untimed call. `work.arrays` must name the call's arrays
 // (pinned host memory is fine).
 //
 // Where the judge cannot replay a call (it used a stream or a copy the
