@@ -83,7 +83,7 @@ def scan(edition):
     print(f"scan: none of {len(wanted)} solution lines in {len(tracked)} files of the edition")
     for gone in ("solutions", "grader/mutants", "grader/cheats", "grader/textbooks",
                  "grader/tests/07_matmul/textbook_kernels.cu", "grader/bench/07_matmul/sgemm_going_further.cu",
-                 "grader/INSTRUCTORS.md", "grader/tests/self"):
+                 "grader/INSTRUCTORS.md", "grader/tests/self", "grader/tests/fixtures"):
         assert not (Path(edition) / gone).exists(), f"{gone} is in the student edition"
     assert (Path(edition) / "grader/tests/07_matmul/textbook_kernels.fatbin").is_file()
 
