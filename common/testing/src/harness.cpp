@@ -49,6 +49,7 @@ json graded_list() {
                          {"alone", t.alone},
                          {"kernel_speed", t.kernel_speed},
                          {"timed_by_judge", t.timed_by_judge},
+                         {"record_alone", t.record_alone},
                          {"across_streams", t.across_streams}});
     }
     return {{"tests", tests}};

@@ -109,7 +109,7 @@ graded_run judge_graded_tests(const run_options& given) {
     }
     std::map<std::string, graded_test*> by_id;
     std::vector<std::string> correctness, performance;
-    std::set<std::string> alone, kernel_speed, judge_times;
+    std::set<std::string> alone, kernel_speed, judge_times, record_alone;
     for (auto& t : run.tests) {
         by_id[t.id] = &t;
         (t.performance ? performance : correctness).push_back(t.id);
@@ -118,6 +118,7 @@ graded_run judge_graded_tests(const run_options& given) {
         if (t.alone) alone.insert(t.id);
         if (t.kernel_speed) kernel_speed.insert(t.id);
         if (t.alone && t.timed_by_judge) judge_times.insert(t.id);
+        if (t.alone && t.record_alone) record_alone.insert(t.id);
     }
     // One process of the student's program runs the correctness tests, then,
     // once the judge has passed them all, the performance tests (the grader
@@ -184,12 +185,14 @@ graded_run judge_graded_tests(const run_options& given) {
     // A test that measures time starts once the judge is idle: no check of
     // the judge's, and no replay of an earlier timed test, runs beside it.
     // It has the GPU alone, unless the judge times it (a replay of what it
-    // recorded): then the judge's test has it alone instead (below).
+    // recorded): then the judge's test has it alone instead (below). A test
+    // whose record is the figure where the judge cannot replay it has it
+    // alone from here until the judge's verdict.
     student.on_start([&](const std::string& id) {
         if (!alone.count(id)) return;
         // The judge waits for this test's claim meanwhile, so it stays idle.
         judge.wait_idle(id);
-        if (!judge_times.count(id)) turn.alone();
+        if (!judge_times.count(id) || record_alone.count(id)) turn.alone();
         write_word(gpu_alone_word(options, course::testing::evidence_file_name(id)), course::testing::gpu_alone_go);
     });
     // The judge's test of a speed test it times: once the student's program

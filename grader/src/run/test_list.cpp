@@ -35,7 +35,7 @@ std::vector<listed_test> list_graded_tests(const std::filesystem::path& tests_pr
     for (const auto& t : list.at("tests"))
         tests.push_back({t.at("id"), t.at("title"), t.at("kind"), t.at("points"), t.at("gpu"), t.value("alone", false),
                          t.value("kernel_speed", false), t.value("timed_by_judge", false),
-                         t.value("across_streams", false)});
+                         t.value("across_streams", false), t.value("record_alone", false)});
     return tests;
 }
 

@@ -17,6 +17,9 @@ struct listed_test {
     bool kernel_speed = false;  // it measures the student's kernels' speed (profile_evidence.hpp)
     bool timed_by_judge = false;  // the judge's replay takes its time: the judge's test needs the GPU alone
     bool across_streams = false;  // it checks the order of work on different streams (GRADED_STREAM_TEST)
+    // Timed by the judge, or from the student's record where the judge cannot
+    // replay a call: the student's program has the GPU alone too (lesson05).
+    bool record_alone = false;
 };
 
 // A listed test as the report starts it: its name, points and kind, not yet run.

@@ -401,8 +401,8 @@ GRADED_STREAM_TEST(Pinned, RegisteredAccepted, 1, "memory pinned with cudaHostRe
                         << "\n" << c.summary();
 }
 
-GRADED_PERF_TEST_SYSTEM(PipelinePerf, FourStreamsOverlap, 3,
-                        "256 MiB, 4 streams: copies and kernels overlap on the GPU, 1.3x or more") {
+GRADED_PERF_TEST_STREAMS(PipelinePerf, FourStreamsOverlap, 3,
+                         "256 MiB, 4 streams: copies and kernels overlap on the GPU, 1.3x or more") {
     const course::device_properties device = course::query_device();
     if (device.copy_engines < 2)
         GTEST_SKIP() << fmt::format(

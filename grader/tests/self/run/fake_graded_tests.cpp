@@ -273,9 +273,12 @@ GRADED_HOST_TEST(Fake, DISABLED_Never, 1, "a test that never reports") {}
 // FAKE_SPEED_TIMED_BY_PROGRAM: the student's program does, as it times a
 // cache or an allocator (GRADED_PERF_TEST_SYSTEM). Both programs read it (it
 // changes the list), so it is no request of the student's program alone.
+// FAKE_SPEED_RECORD_ALONE: the judge times it, but the record is its figure
+// where a call cannot be replayed (GRADED_PERF_TEST_STREAMS, lesson05).
 bool speed_timed_by_judge() { return std::getenv("FAKE_SPEED_TIMED_BY_PROGRAM") == nullptr; }
-COURSE_GRADED_TEST_J_(FakeHost, Speed, 3, "a performance test", performance, false, true, false,
-                      speed_timed_by_judge(), ::course::testing::host_test) {
+bool speed_record_alone() { return std::getenv("FAKE_SPEED_RECORD_ALONE") != nullptr; }
+COURSE_GRADED_TEST_R_(FakeHost, Speed, 3, "a performance test", performance, false, true, false,
+                      speed_timed_by_judge(), false, speed_record_alone(), ::course::testing::host_test) {
     judge_leaves_mark("Speed");
     program_leaves_mark("Speed");
     if (asked("FAKE_MARKS"))

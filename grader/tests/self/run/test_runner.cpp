@@ -300,15 +300,24 @@ std::chrono::steady_clock::time_point mark_time(const std::filesystem::path& mar
 // time. One the judge times (a replay of the student's recorded calls: a
 // GRADED_PERF_TEST) is recorded beside another run's work, and the judge's
 // test waits until that run has left; one the student's program times (a
-// GRADED_PERF_TEST_SYSTEM) waits in the student's program instead.
+// GRADED_PERF_TEST_SYSTEM) waits in the student's program instead. One the
+// judge times but grades from the record where it cannot replay a call
+// (GRADED_PERF_TEST_STREAMS) waits in both.
 TEST(Runner, InABatchTheProcessThatTimesASpeedTestHasTheGpuAlone) {
-    for (const bool by_program : {false, true}) {
-        SCOPED_TRACE(by_program ? "timed by the student's program" : "timed by the judge");
-        const auto marks = scratch_dir() / (by_program ? "alone-marks-program" : "alone-marks-judge");
+    enum timed { by_judge, by_program, by_both };
+    for (const timed how : {by_judge, by_program, by_both}) {
+        const bool by_program = how == timed::by_program;
+        SCOPED_TRACE(how == by_both      ? "replayed by the judge, or the record's"
+                     : by_program       ? "timed by the student's program"
+                                        : "timed by the judge");
+        const auto marks = scratch_dir() / (how == by_both ? "alone-marks-both"
+                                            : by_program   ? "alone-marks-program"
+                                                           : "alone-marks-judge");
         std::filesystem::remove_all(marks);
         std::filesystem::create_directories(marks);
         setenv("FAKE_MARKS", marks.c_str(), 1);
         if (by_program) setenv("FAKE_SPEED_TIMED_BY_PROGRAM", "1", 1);
+        if (how == by_both) setenv("FAKE_SPEED_RECORD_ALONE", "1", 1);
         grader::gpu_gate gate;
         grader::run_options options = fake_options();
         options.only = {"FakeHost.Passes", "FakeHost.Speed"};
@@ -324,11 +333,15 @@ TEST(Runner, InABatchTheProcessThatTimesASpeedTestHasTheGpuAlone) {
         other_run_ends.join();
         unsetenv("FAKE_MARKS");
         unsetenv("FAKE_SPEED_TIMED_BY_PROGRAM");
+        unsetenv("FAKE_SPEED_RECORD_ALONE");
         const auto& speed = find(tests, "FakeHost.Speed");
         EXPECT_EQ(speed.status, test_status::passed) << all_messages(speed);
         const auto recorded = mark_time(marks / "Speed.program");
         const auto judged = mark_time(marks / "Speed.judge");
-        if (by_program) {
+        if (how == by_both) {
+            EXPECT_GE(recorded, other_run_left) << "the student's program recorded beside another run";
+            EXPECT_GE(judged, other_run_left) << "the judge timed beside another run";
+        } else if (by_program) {
             EXPECT_GE(recorded, other_run_left) << "the student's program timed beside another run";
         } else {
             EXPECT_LT(recorded, other_run_left) << "the recording waited for the GPU alone";

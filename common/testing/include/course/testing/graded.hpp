@@ -57,6 +57,10 @@ struct graded_test_info {
     bool timed_by_judge = false;
     // It checks how work on different streams is ordered (GRADED_STREAM_TEST).
     bool across_streams = false;
+    // The judge times it, but where it cannot replay a call the figure is the
+    // record the student's program took (lesson05's pipeline): that program
+    // has the GPU alone as well, until the judge's verdict is in.
+    bool record_alone = false;
     std::string id() const { return suite + "." + name; }
 };
 
@@ -93,12 +97,16 @@ protected:
 
 }  // namespace course::testing
 
-#define COURSE_GRADED_TEST_S_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge,   \
-                              across_streams, fixture)                                                     \
+#define COURSE_GRADED_TEST_R_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge,   \
+                              across_streams, record_alone, fixture)                                       \
     static const bool course_graded_##suite##_##name##_ = ::course::testing::register_graded(              \
         {#suite, #name, points, title, ::course::testing::test_kind::kind, gpu, alone, kernel_speed,         \
-         timed_by_judge, across_streams});                                                                   \
+         timed_by_judge, across_streams, record_alone});                                                     \
     GTEST_TEST_(suite, name, fixture, ::testing::internal::GetTypeId<fixture>())
+#define COURSE_GRADED_TEST_S_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge,   \
+                              across_streams, fixture)                                                     \
+    COURSE_GRADED_TEST_R_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge,       \
+                          across_streams, false, fixture)
 #define COURSE_GRADED_TEST_J_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, fixture) \
     COURSE_GRADED_TEST_S_(suite, name, points, title, kind, gpu, alone, kernel_speed, timed_by_judge, false, fixture)
 #define COURSE_GRADED_TEST_P_(suite, name, points, title, kind, gpu, alone, kernel_speed, fixture) \
@@ -115,6 +123,12 @@ protected:
                           ::course::testing::gpu_test)
 #define GRADED_PERF_TEST(suite, name, points, title) \
     COURSE_GRADED_TEST_J_(suite, name, points, title, performance, true, true, true, true, ::course::testing::gpu_test)
+// Timed by the judge's replay on streams of its own, or from the record
+// where a call cannot be replayed (timed_calls.hpp's time_pipeline): the
+// student's program and then the judge each have the GPU alone.
+#define GRADED_PERF_TEST_STREAMS(suite, name, points, title)                                                 \
+    COURSE_GRADED_TEST_R_(suite, name, points, title, performance, true, true, false, true, false, true, \
+                          ::course::testing::gpu_test)
 #define GRADED_PERF_TEST_SYSTEM(suite, name, points, title) \
     COURSE_GRADED_TEST_P_(suite, name, points, title, performance, true, true, false, ::course::testing::gpu_test)
 #define GRADED_HOST_TEST(suite, name, points, title)                                 \
