@@ -57,17 +57,22 @@ std::string reduced_precision_finding(const timed_calls& work, std::uint64_t inp
 
 }  // namespace
 
+void call_after(const timed_calls& work, cudaStream_t stream) {
+    CUDA_CHECK(cudaStreamSynchronize(stream));
+    work.call(stream);
+}
+
 void reference_on_magnitudes(const timed_calls& work, std::uint64_t seed, cudaStream_t stream) {
     work.fresh_inputs(seed, stream);
     take_magnitudes(work.arrays, stream);
-    work.call(stream);
+    call_after(work, stream);
 }
 
 void reference_at_ten_bits(const timed_calls& work, std::uint64_t seed, mantissa_rounding rounding,
                            cudaStream_t stream) {
     work.fresh_inputs(seed, stream);
     keep_ten_mantissa_bits(work.arrays, rounding, stream);
-    work.call(stream);
+    call_after(work, stream);
 }
 
 std::string reduced_precision_words(const char* how) {
@@ -191,7 +196,7 @@ std::optional<double> replay_calls(const timed_calls& work, const gpu_record& re
         reference_on_magnitudes(work, inputs, stream);
         CUDA_CHECK(cudaMemcpyAsync(scale.data(), output, output_bytes, cudaMemcpyDefault, stream));
         work.fresh_inputs(inputs, stream);
-        work.call(stream);
+        call_after(work, stream);
         const far_values far = counter.count(replayed.view(), work.output, scale.view(), work.tolerance, stream);
         if (far.count == 0) continue;
         findings.bytes_not_kept = std::max(findings.bytes_not_kept, replay.bytes_not_kept());

@@ -36,6 +36,11 @@ void time_behind_hold(cudaStream_t stream, pinned_array<unsigned>& hold_flag, ev
     timer.stop(stream);
 }
 
+// work.call once what is queued on `stream` is done: a call may work on
+// streams of its own (lesson05's pipeline), which do not wait for `stream`,
+// where the inputs were just made.
+void call_after(const timed_calls& work, cudaStream_t stream);
+
 // The reference's answer, left in work.output, to the inputs of `seed`
 // made into their magnitudes: the size rounding can err by
 // (result_check.hpp).

@@ -345,7 +345,7 @@ double event_time_calls(const timed_calls& work, cudaStream_t stream) {
 // are not the code's speed. Its inputs are the last call's seed + 1.
 void warm_up(const timed_calls& work, cudaStream_t stream) {
     work.fresh_inputs(inputs_seed(work.repetitions), stream);
-    work.call(stream);
+    detail::call_after(work, stream);
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
