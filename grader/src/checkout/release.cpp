@@ -106,6 +106,36 @@ void write_whole(const fs::path& file, const std::string& text) {
     if (!out) throw user_error(usage_error, fmt::format("cannot write {}", file.string()));
 }
 
+}  // namespace
+
+void drop_instructors_presets(const fs::path& edition) {
+    const fs::path file = edition / "CMakePresets.json";
+    if (!fs::is_regular_file(file)) return;
+    nlohmann::ordered_json presets;
+    try {
+        presets = nlohmann::ordered_json::parse(file_text(file));
+    } catch (const nlohmann::json::exception& e) {
+        throw user_error(usage_error, fmt::format("CMakePresets.json is not valid JSON: {}", e.what()));
+    }
+    const auto instructors_only = [](const nlohmann::ordered_json& preset) {
+        const auto vendor = preset.find("vendor");
+        if (vendor == preset.end() || !vendor->is_object()) return false;
+        const auto course = vendor->find("course");
+        return course != vendor->end() && course->is_object() && course->value("instructors_only", false);
+    };
+    for (const char* kind : {"configurePresets", "buildPresets", "testPresets"}) {
+        const auto list = presets.find(kind);
+        if (list == presets.end() || !list->is_array()) continue;
+        nlohmann::ordered_json kept = nlohmann::ordered_json::array();
+        for (const auto& preset : *list)
+            if (!instructors_only(preset)) kept.push_back(preset);
+        *list = std::move(kept);
+    }
+    write_whole(file, presets.dump(2) + "\n");
+}
+
+namespace {
+
 // The notebook's clone address: the line of its first code cell that sets
 // REPO_URL (`REPO_URL = "..."`).
 const std::string notebook_path = "colab/course.ipynb";
@@ -242,6 +272,7 @@ release_result write_student_edition(const fs::path& source_dir, const std::stri
     run_tool("tar", {"-xf", tar.string(), "-C", out_dir.string()}, log);
     lay_over(full / "grader" / "release" / "student", out_dir);
     try {
+        drop_instructors_presets(out_dir);
         write_repo_url(out_dir, repo_url, result);
     } catch (...) {
         fs::remove_all(out_dir);

@@ -40,6 +40,12 @@ struct release_result {
 // backslashes, spaces, control characters).
 void write_repo_url(const std::filesystem::path& edition, const std::string& url, release_result& result);
 
+// Leaves out of the edition's CMakePresets.json the presets marked
+// `"vendor": {"course": {"instructors_only": true}}`: those that build or
+// run what the edition does not have (the known-wrong versions, CI's second
+// toolkit, the grader's own slow tests).
+void drop_instructors_presets(const std::filesystem::path& edition);
+
 // What `grader release` says of the clone address, one line: where `url`
 // was written, or, without one, which placeholders are left and what will
 // not work (the notebook's clone cell stops); "" when there are none.

@@ -127,6 +127,28 @@ TEST_F(ReleaseRepoUrl, AUrlThatCannotStandInAStringIsRefusedAndNothingWritten) {
     EXPECT_FALSE(fs::exists(root / "out"));
 }
 
+// The course's own CMakePresets.json, in the edition: the presets marked as
+// the instructor's (the known-wrong versions' build, CI's second toolkit,
+// the grader's slow tests) are gone, the student's are all there.
+TEST(StudentEditionPresets, TheInstructorsPresetsAreLeftOut) {
+    const fs::path edition = fs::temp_directory_path() / ("release-presets-" + std::to_string(::getpid()));
+    fs::remove_all(edition);
+    fs::create_directories(edition);
+    fs::copy_file(course_root / "CMakePresets.json", edition / "CMakePresets.json");
+    drop_instructors_presets(edition);
+    const auto presets = nlohmann::json::parse(read(edition / "CMakePresets.json"));
+    fs::remove_all(edition);
+    auto names = [&](const char* kind) {
+        std::vector<std::string> out;
+        for (const auto& p : presets.at(kind)) out.push_back(p.at("name"));
+        return out;
+    };
+    EXPECT_EQ(names("configurePresets"), (std::vector<std::string>{"default", "gpu", "ci", "portable", "debug"}));
+    EXPECT_EQ(names("buildPresets"), (std::vector<std::string>{"default", "portable", "debug"}));
+    EXPECT_EQ(names("testPresets"), (std::vector<std::string>{"default"}));
+    EXPECT_EQ(presets.at("version"), 4);
+}
+
 TEST(StudentEditionFlags, EachInstructorsVersionSaysSoInOneLine) {
     const std::pair<const char*, const char*> cases[] = {{"solution", "no reference solution"},
                                                          {"mutant_no_sync", "no known-wrong versions"},
