@@ -326,10 +326,14 @@ std::optional<gpu_record> record_here(const timed_calls& work, cudaStream_t stre
 }
 
 // Anywhere else: events around each call, on its stream.
-double event_time_calls(const timed_calls& work, cudaStream_t stream) {
+// In the judge, lesson05's yardstick (time_pipeline) is timed the same way,
+// each call after the persisting L2 lines are cleared, as before a replay.
+enum class l2_lines { as_left, cleared };
+double event_time_calls(const timed_calls& work, cudaStream_t stream, l2_lines l2 = l2_lines::as_left) {
     std::vector<double> ms;
     for (int k = 0; k < work.repetitions; ++k) {
         work.fresh_inputs(inputs_seed(k), stream);
+        if (l2 == l2_lines::cleared) detail::clear_persisting_l2();
         CUDA_CHECK(cudaDeviceSynchronize());
         event_timer timer;
         timer.start(stream);
@@ -347,25 +351,6 @@ void warm_up(const timed_calls& work, cudaStream_t stream) {
     work.fresh_inputs(inputs_seed(work.repetitions), stream);
     detail::call_after(work, stream);
     CUDA_CHECK(cudaDeviceSynchronize());
-}
-
-// The judge's own calls, timed as a replay in the recorded order between
-// streams is (replayed_calls.cpp): an event on `stream` before the call, one
-// after it has returned, no hold. The median in milliseconds.
-double time_as_on_streams(const timed_calls& work, cudaStream_t stream) {
-    std::vector<double> ms;
-    for (int k = 0; k < work.repetitions; ++k) {
-        work.fresh_inputs(inputs_seed(k), stream);
-        detail::clear_persisting_l2();
-        CUDA_CHECK(cudaDeviceSynchronize());
-        event_timer timer;
-        timer.start(stream);
-        work.call(stream);
-        timer.stop(stream);
-        CUDA_CHECK(cudaStreamSynchronize(stream));
-        ms.push_back(timer.elapsed().count());
-    }
-    return summarize(ms).median;
 }
 
 }  // namespace
@@ -451,7 +436,7 @@ std::optional<pipeline_times> time_pipeline(const timed_calls& work, const timed
         return times;
     }
     warm_up(serial, stream);
-    times.one_after_another_ms = time_as_on_streams(serial, stream);
+    times.one_after_another_ms = event_time_calls(serial, stream, l2_lines::cleared);
     return times;
 }
 
