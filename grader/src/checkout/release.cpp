@@ -106,17 +106,22 @@ void write_whole(const fs::path& file, const std::string& text) {
     if (!out) throw user_error(usage_error, fmt::format("cannot write {}", file.string()));
 }
 
+// A JSON file of the edition, its keys in their order (it is written back);
+// `shown_as` names it in the error.
+nlohmann::ordered_json read_json(const fs::path& file, const std::string& shown_as) {
+    try {
+        return nlohmann::ordered_json::parse(file_text(file));
+    } catch (const nlohmann::json::exception& e) {
+        throw user_error(usage_error, fmt::format("{} is not valid JSON: {}", shown_as, e.what()));
+    }
+}
+
 }  // namespace
 
 void drop_instructors_presets(const fs::path& edition) {
     const fs::path file = edition / "CMakePresets.json";
     if (!fs::is_regular_file(file)) return;
-    nlohmann::ordered_json presets;
-    try {
-        presets = nlohmann::ordered_json::parse(file_text(file));
-    } catch (const nlohmann::json::exception& e) {
-        throw user_error(usage_error, fmt::format("CMakePresets.json is not valid JSON: {}", e.what()));
-    }
+    nlohmann::ordered_json presets = read_json(file, "CMakePresets.json");
     const auto instructors_only = [](const nlohmann::ordered_json& preset) {
         const auto vendor = preset.find("vendor");
         if (vendor == preset.end() || !vendor->is_object()) return false;
@@ -158,12 +163,7 @@ void write_repo_url(const fs::path& edition, const std::string& url, release_res
 
     const fs::path notebook = edition / notebook_path;
     if (fs::is_regular_file(notebook)) {
-        nlohmann::ordered_json nb;
-        try {
-            nb = nlohmann::ordered_json::parse(file_text(notebook));
-        } catch (const nlohmann::json::exception& e) {
-            throw user_error(usage_error, fmt::format("{} is not valid JSON: {}", notebook_path, e.what()));
-        }
+        nlohmann::ordered_json nb = read_json(notebook, notebook_path);
         bool found = false, placeholder = false;
         if (!nb.is_object() || !nb.contains("cells") || !nb["cells"].is_array())
             throw user_error(usage_error, fmt::format("{} has no cells: is it a notebook?", notebook_path));

@@ -149,6 +149,21 @@ TEST(StudentEditionPresets, TheInstructorsPresetsAreLeftOut) {
     EXPECT_EQ(presets.at("version"), 4);
 }
 
+// A CMakePresets.json that is not JSON is named, not passed on.
+TEST(StudentEditionPresets, PresetsThatAreNotJsonAreAClearError) {
+    const fs::path edition = fs::temp_directory_path() / ("release-bad-presets-" + std::to_string(::getpid()));
+    fs::remove_all(edition);
+    fs::create_directories(edition);
+    std::ofstream(edition / "CMakePresets.json") << "{\"version\": 4,";
+    try {
+        drop_instructors_presets(edition);
+        ADD_FAILURE() << "a CMakePresets.json that is not JSON was accepted";
+    } catch (const user_error& e) {
+        EXPECT_NE(std::string(e.what()).find("CMakePresets.json is not valid JSON"), std::string::npos) << e.what();
+    }
+    fs::remove_all(edition);
+}
+
 TEST(StudentEditionFlags, EachInstructorsVersionSaysSoInOneLine) {
     const std::pair<const char*, const char*> cases[] = {{"solution", "no reference solution"},
                                                          {"mutant_no_sync", "no known-wrong versions"},
