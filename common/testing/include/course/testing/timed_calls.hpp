@@ -125,8 +125,9 @@ std::optional<gpu_record> recorded_calls(const timed_calls& work);
 // (pinned host memory is fine).
 //
 // Where the judge cannot replay a call (it used a stream or a copy the
-// replay does not redo), `not_replayed` says why and only the record is
-// given, for the test to grade as before (TRUST.md says so). nullopt: in the
+// replay does not redo), `not_replayed` says why, `replay_ms` is empty, and
+// the test grades the record's span of the median call against the judge's
+// `serial` (TRUST.md says so). nullopt: in the
 // student's program, after a failure, and anywhere else where the build has
 // no recorder; anywhere else the record is this process's own.
 struct pipeline_times {
