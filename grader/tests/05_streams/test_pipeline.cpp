@@ -485,9 +485,9 @@ GRADED_PERF_TEST_STREAMS(PipelinePerf, FourStreamsOverlap, 3,
         // The judge could not replay the calls: the span is the GPU's record
         // of the median call, the yardstick still the judge's own, so that
         // only the pipeline's work, overlapped, can shorten the ratio
-        // (TRUST.md, item 8).
+        // (TRUST.md, item 9). A record that claims no span earns nothing.
         const double span_ms = static_cast<double>(o.span) / 1e6, serial_ms = *times->one_after_another_ms;
-        factor = serial_ms / span_ms;
+        factor = span_ms > 0 ? serial_ms / span_ms : 0;
         message = fmt::format(
             "the judge could not replay your calls ({}), so their time is the GPU's record of the median of {} "
             "calls with {} streams and {} chunks ({} MiB each way): {} from its first work to its last (copies in "
